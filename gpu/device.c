@@ -1,0 +1,181 @@
+/* The device layer: see device.h. Plain C over the CUDA runtime API. */
+#include "gpu/device.h"
+
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifdef C1D_HAVE_CUDNN
+#include <cublas_api.h>
+#include <cudnn.h>
+#endif
+
+#include "gpu/check.h"
+
+const char *c1d_gpu_unavailable(void) {
+  static int checked = 0;
+  static char reason[256];
+  if (!checked) {
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess)
+      snprintf(reason, sizeof reason, "no CUDA device: %s", cudaGetErrorString(e));
+    else if (count == 0)
+      snprintf(reason, sizeof reason, "no CUDA device: cudaGetDeviceCount found none");
+    else
+      reason[0] = '\0';
+    checked = 1;
+  }
+  return reason[0] ? reason : NULL;
+}
+
+static c1d_status require_device(void) {
+  const char *why = c1d_gpu_unavailable();
+  return why ? c1d_fail(C1D_ERR_NO_DEVICE, "%s", why) : C1D_OK;
+}
+
+c1d_status c1d_gpu_get_info(c1d_gpu_info *info) {
+  c1d_status st = require_device();
+  struct cudaDeviceProp p;
+  if (st != C1D_OK) return st;
+  C1D_CUDA(cudaGetDeviceProperties(&p, 0));
+  snprintf(info->name, sizeof info->name, "%.127s", p.name);
+  info->sm_count = p.multiProcessorCount;
+  info->cc_major = p.major;
+  info->cc_minor = p.minor;
+  info->global_mem = (int64_t)p.totalGlobalMem;
+  info->l2_bytes = p.l2CacheSize;
+  info->smem_per_block_optin = (int64_t)p.sharedMemPerBlockOptin;
+  C1D_CUDA(cudaDriverGetVersion(&info->driver_version));
+  C1D_CUDA(cudaRuntimeGetVersion(&info->runtime_version));
+#ifdef C1D_HAVE_CUDNN
+  info->cudnn_version = (long)cudnnGetVersion();
+  info->cublas_version = 0;
+  {
+    int v = 0;
+    if (cublasGetProperty(MAJOR_VERSION, &v) == CUBLAS_STATUS_SUCCESS) {
+      int mi = 0, pa = 0;
+      cublasGetProperty(MINOR_VERSION, &mi);
+      cublasGetProperty(PATCH_LEVEL, &pa);
+      info->cublas_version = v * 10000 + mi * 100 + pa;
+    }
+  }
+#else
+  info->cudnn_version = 0;
+  info->cublas_version = 0;
+#endif
+done:
+  return st;
+}
+
+c1d_status c1d_gpu_malloc(void **ptr, size_t bytes, const char *what) {
+  c1d_status st = require_device();
+  if (st != C1D_OK) return st;
+  *ptr = NULL;
+  cudaError_t e = cudaMalloc(ptr, bytes);
+  if (e == cudaErrorMemoryAllocation) {
+    cudaGetLastError(); /* clear the sticky-free allocation error */
+    size_t free_b = 0, total_b = 0;
+    cudaMemGetInfo(&free_b, &total_b);
+    return c1d_fail(C1D_ERR_DEVICE_MEMORY,
+                    "out of device memory allocating %s: %.2f GiB requested, %.2f GiB free of %.2f",
+                    what, bytes / 1073741824.0, free_b / 1073741824.0, total_b / 1073741824.0);
+  }
+  C1D_CUDA(e);
+done:
+  return st;
+}
+
+void c1d_gpu_free(void *ptr) {
+  if (ptr) cudaFree(ptr);
+}
+
+c1d_status c1d_gpu_upload(void *dst, const void *src, size_t bytes) {
+  c1d_status st = C1D_OK;
+  C1D_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+done:
+  return st;
+}
+
+c1d_status c1d_gpu_download(void *dst, const void *src, size_t bytes) {
+  c1d_status st = C1D_OK;
+  C1D_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+done:
+  return st;
+}
+
+c1d_status c1d_gpu_poison(float *ptr, int64_t count) {
+  c1d_status st = C1D_OK;
+  /* 0xFF bytes form the quiet NaN 0xFFFFFFFF in every float. */
+  C1D_CUDA(cudaMemset(ptr, 0xff, (size_t)count * sizeof(float)));
+done:
+  return st;
+}
+
+c1d_status c1d_gpu_synchronize(void) {
+  c1d_status st = C1D_OK;
+  C1D_CUDA(cudaDeviceSynchronize());
+done:
+  return st;
+}
+
+c1d_status c1d_gpu_flush_l2(void) {
+  static void *scratch = NULL;
+  static size_t scratch_bytes = 0;
+  static int flips = 0;
+  c1d_status st = C1D_OK;
+  if (!scratch) {
+    int l2 = 0;
+    C1D_CUDA(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, 0));
+    scratch_bytes = (size_t)(l2 > 0 ? l2 : 64 << 20) * 2; /* twice the L2 evicts it */
+    st = c1d_gpu_malloc(&scratch, scratch_bytes, "the L2 flush buffer");
+    if (st != C1D_OK) return st;
+  }
+  C1D_CUDA(cudaMemset(scratch, (flips++) & 0xff, scratch_bytes));
+done:
+  return st;
+}
+
+struct c1d_gpu_timer {
+  cudaEvent_t start, stop;
+};
+
+c1d_status c1d_gpu_timer_create(c1d_gpu_timer **timer) {
+  c1d_status st = require_device();
+  c1d_gpu_timer *t = NULL;
+  if (st != C1D_OK) return st;
+  t = calloc(1, sizeof *t);
+  if (!t) return c1d_fail(C1D_ERR_NO_MEMORY, "cannot allocate a GPU timer");
+  C1D_CUDA(cudaEventCreate(&t->start));
+  C1D_CUDA(cudaEventCreate(&t->stop));
+  *timer = t;
+  return C1D_OK;
+done:
+  c1d_gpu_timer_destroy(t);
+  return st;
+}
+
+void c1d_gpu_timer_destroy(c1d_gpu_timer *timer) {
+  if (!timer) return;
+  if (timer->start) cudaEventDestroy(timer->start);
+  if (timer->stop) cudaEventDestroy(timer->stop);
+  free(timer);
+}
+
+c1d_status c1d_gpu_timer_start(c1d_gpu_timer *timer) {
+  c1d_status st = C1D_OK;
+  C1D_CUDA(cudaEventRecord(timer->start, 0));
+done:
+  return st;
+}
+
+c1d_status c1d_gpu_timer_stop(c1d_gpu_timer *timer, double *ms) {
+  c1d_status st = C1D_OK;
+  float elapsed = 0.0f;
+  C1D_CUDA(cudaEventRecord(timer->stop, 0));
+  C1D_CUDA(cudaEventSynchronize(timer->stop));
+  C1D_CUDA(cudaEventElapsedTime(&elapsed, timer->start, timer->stop));
+  *ms = elapsed;
+done:
+  return st;
+}

@@ -1,0 +1,54 @@
+/* The CUDA device seen from C: availability, memory, copies, timing, L2 flushing and version
+ * information. Every CUDA call is checked (gpu/check.h); failures come back as c1d_status with a
+ * one-line detail naming the call. Nothing here runs a CUDA call before it is asked to, so Criterion
+ * can fork test processes first. */
+#ifndef C1D_DEVICE_H
+#define C1D_DEVICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "reference/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* NULL when a CUDA device is usable; else a one-line reason ("no CUDA device: ..."). Cached. */
+const char *c1d_gpu_unavailable(void);
+
+typedef struct c1d_gpu_info {
+  char name[128];
+  int sm_count, cc_major, cc_minor;
+  int64_t global_mem, l2_bytes, smem_per_block_optin;
+  int driver_version, runtime_version;  /* e.g. 13000 */
+  long cudnn_version;                    /* cudnnGetVersion(), 0 if not linked */
+  int cublas_version;                    /* cublasGetVersion, 0 if not linked */
+} c1d_gpu_info;
+
+/* Device 0's properties and the library versions. C1D_ERR_NO_DEVICE without a device. */
+c1d_status c1d_gpu_get_info(c1d_gpu_info *info);
+
+/* Device allocation; C1D_ERR_DEVICE_MEMORY names `what` and the size when it fails. */
+c1d_status c1d_gpu_malloc(void **ptr, size_t bytes, const char *what);
+void c1d_gpu_free(void *ptr); /* NULL does nothing */
+c1d_status c1d_gpu_upload(void *dst, const void *src, size_t bytes);
+c1d_status c1d_gpu_download(void *dst, const void *src, size_t bytes);
+/* Fills count floats with a quiet NaN, so unwritten outputs cannot pass. */
+c1d_status c1d_gpu_poison(float *ptr, int64_t count);
+c1d_status c1d_gpu_synchronize(void);
+
+/* Writes a buffer larger than the L2 cache, so the next timed run starts cold. */
+c1d_status c1d_gpu_flush_l2(void);
+
+/* CUDA-event timing of work enqueued between start and stop on the default stream. */
+typedef struct c1d_gpu_timer c1d_gpu_timer;
+c1d_status c1d_gpu_timer_create(c1d_gpu_timer **timer);
+void c1d_gpu_timer_destroy(c1d_gpu_timer *timer); /* NULL does nothing */
+c1d_status c1d_gpu_timer_start(c1d_gpu_timer *timer);
+c1d_status c1d_gpu_timer_stop(c1d_gpu_timer *timer, double *ms); /* waits for the stop event */
+
+#ifdef __cplusplus
+}
+#endif
+#endif

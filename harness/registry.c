@@ -1,0 +1,45 @@
+/* The table of implementations. One extern and one table line per implementation; GPU lines exist
+ * whenever the build has CUDA (a machine without a device lists them as unavailable, with the reason). */
+#include "harness/registry.h"
+
+#include <string.h>
+
+#ifdef C1D_HAVE_CUDA
+#include "gpu/device.h"
+#endif
+
+// --- CPU implementations (cpu/) ----------------------------------------------------------------
+extern const c1d_impl c1d_cpu_naive, c1d_cpu_tap_partial, c1d_cpu_kahan, c1d_cpu_tf32_inputs;
+
+// --- GPU implementations (gpu/) ----------------------------------------------------------------
+#ifdef C1D_HAVE_CUDA
+#endif
+
+static const c1d_impl *const table[] = {
+    &c1d_cpu_naive,
+    &c1d_cpu_tap_partial,
+    &c1d_cpu_kahan,
+    &c1d_cpu_tf32_inputs,
+#ifdef C1D_HAVE_CUDA
+#endif
+};
+
+const c1d_impl *const *c1d_registry(int *count) {
+  *count = (int)(sizeof table / sizeof table[0]);
+  return table;
+}
+
+const c1d_impl *c1d_find_impl(const char *name) {
+  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+    if (strcmp(table[i]->name, name) == 0) return table[i];
+  return NULL;
+}
+
+const char *c1d_impl_unavailable(const c1d_impl *impl) {
+  if (impl->backend == C1D_BACKEND_CPU) return NULL;
+#ifdef C1D_HAVE_CUDA
+  return c1d_gpu_unavailable();
+#else
+  return "built without CUDA (nvcc was not found at configure time)";
+#endif
+}

@@ -1,0 +1,204 @@
+/* Error metrics in one OpenMP pass: each thread keeps its own sums, maxima and histograms, merged at the
+ * end (maxima keep the lowest index on ties, so results do not depend on the thread count).
+ * ULP quantiles come from a histogram that is exact below 1024 ULP and log2-binned above. */
+#include "numerics/metrics.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "numerics/bounds.h"
+#include "numerics/ulp.h"
+
+#define EXACT_ULP_BINS 1024
+#define LOG_ULP_BINS 64 /* bin j holds [2^j, 2^(j+1)) for distances >= EXACT_ULP_BINS */
+
+typedef struct partial {
+  int64_t count, nonfinite, nonfinite_ref, first_nonfinite;
+  double max_abs, max_rel, sum_sq_err, sum_sq_ref, max_det_ratio, max_prob_ratio;
+  int64_t argmax_abs, fail_default, fail_user, beyond_det, beyond_prob;
+  int64_t ulp_exact[EXACT_ULP_BINS], ulp_log[LOG_ULP_BINS], ulp_infinite;
+  c1d_log_hist abs_hist, ratio_hist;
+} partial;
+
+void c1d_metric_options_default(c1d_metric_options *opt) {
+  memset(opt, 0, sizeof *opt);
+  opt->atol = C1D_DEFAULT_ATOL;
+  opt->rtol = C1D_DEFAULT_RTOL;
+  opt->u = C1D_U_FP32;
+  opt->lambda = C1D_DEFAULT_LAMBDA;
+}
+
+int c1d_allclose_element(double a, double b, double atol, double rtol) {
+  if (!isfinite(a) || !isfinite(b)) return a == b; /* matching infinities pass, NaN never does */
+  return fabs(a - b) <= atol + rtol * fabs(b);
+}
+
+static void add_ulp(partial *p, uint64_t d) {
+  if (d == C1D_ULP_INFINITE)
+    p->ulp_infinite++;
+  else if (d < EXACT_ULP_BINS)
+    p->ulp_exact[d]++;
+  else {
+    int j = 63;
+    while (!(d >> j)) j--;
+    p->ulp_log[j]++;
+  }
+}
+
+static void add_element(partial *p, const c1d_metric_options *opt, float a, double b, int64_t i) {
+  if (!isfinite(b)) {
+    p->nonfinite_ref++;
+    return;
+  }
+  p->count++;
+  add_ulp(p, c1d_ulp_distance_to_double(a, b));
+  if (!isfinite(a)) {
+    p->nonfinite++;
+    if (p->first_nonfinite < 0) p->first_nonfinite = i;
+    p->fail_default++;
+    p->fail_user++;
+    p->beyond_det += opt->mag != NULL;
+    p->beyond_prob += opt->mag != NULL;
+    if (opt->abs_err_hist) c1d_log_hist_add(&p->abs_hist, INFINITY);
+    if (opt->bound_ratio_hist) c1d_log_hist_add(&p->ratio_hist, INFINITY);
+    return;
+  }
+  double err = fabs((double)a - b);
+  if (err > p->max_abs) {
+    p->max_abs = err;
+    p->argmax_abs = i;
+  }
+  if (b != 0.0 && err / fabs(b) > p->max_rel) p->max_rel = err / fabs(b);
+  p->sum_sq_err += err * err;
+  p->sum_sq_ref += b * b;
+  p->fail_default += !c1d_allclose_element(a, b, C1D_DEFAULT_ATOL, C1D_DEFAULT_RTOL);
+  p->fail_user += !c1d_allclose_element(a, b, opt->atol, opt->rtol);
+  if (opt->abs_err_hist) c1d_log_hist_add(&p->abs_hist, err);
+  if (opt->mag) {
+    int64_t n = (opt->terms_t ? opt->terms_t[i % opt->L] : 1) + 1; /* + 1: the bias (or start) */
+    double m = opt->mag[i];
+    double det = c1d_bound_det(n, m, opt->u), prob = c1d_bound_prob(n, m, opt->u, opt->lambda);
+    /* A zero bound (m == 0) admits only a zero error. */
+    double det_ratio = det > 0.0 ? err / det : (err > 0.0 ? INFINITY : 0.0);
+    double prob_ratio = prob > 0.0 ? err / prob : (err > 0.0 ? INFINITY : 0.0);
+    p->beyond_det += det_ratio > 1.0;
+    p->beyond_prob += prob_ratio > 1.0;
+    if (det_ratio > p->max_det_ratio) p->max_det_ratio = det_ratio;
+    if (prob_ratio > p->max_prob_ratio) p->max_prob_ratio = prob_ratio;
+    if (opt->bound_ratio_hist) c1d_log_hist_add(&p->ratio_hist, det_ratio);
+  }
+}
+
+static void merge(partial *into, const partial *p) {
+  into->count += p->count;
+  into->nonfinite += p->nonfinite;
+  into->nonfinite_ref += p->nonfinite_ref;
+  if (p->first_nonfinite >= 0 &&
+      (into->first_nonfinite < 0 || p->first_nonfinite < into->first_nonfinite))
+    into->first_nonfinite = p->first_nonfinite;
+  if (p->max_abs > into->max_abs ||
+      (p->max_abs == into->max_abs && p->argmax_abs >= 0 &&
+       (into->argmax_abs < 0 || p->argmax_abs < into->argmax_abs))) {
+    into->max_abs = p->max_abs;
+    into->argmax_abs = p->argmax_abs;
+  }
+  if (p->max_rel > into->max_rel) into->max_rel = p->max_rel;
+  into->sum_sq_err += p->sum_sq_err;
+  into->sum_sq_ref += p->sum_sq_ref;
+  into->fail_default += p->fail_default;
+  into->fail_user += p->fail_user;
+  into->beyond_det += p->beyond_det;
+  into->beyond_prob += p->beyond_prob;
+  if (p->max_det_ratio > into->max_det_ratio) into->max_det_ratio = p->max_det_ratio;
+  if (p->max_prob_ratio > into->max_prob_ratio) into->max_prob_ratio = p->max_prob_ratio;
+  for (int i = 0; i < EXACT_ULP_BINS; i++) into->ulp_exact[i] += p->ulp_exact[i];
+  for (int i = 0; i < LOG_ULP_BINS; i++) into->ulp_log[i] += p->ulp_log[i];
+  into->ulp_infinite += p->ulp_infinite;
+  c1d_log_hist_merge(&into->abs_hist, &p->abs_hist);
+  c1d_log_hist_merge(&into->ratio_hist, &p->ratio_hist);
+}
+
+static void init_partial(partial *p, const c1d_metric_options *opt) {
+  memset(p, 0, sizeof *p);
+  p->first_nonfinite = -1;
+  p->argmax_abs = -1;
+  if (opt->abs_err_hist) p->abs_hist = *opt->abs_err_hist;
+  if (opt->bound_ratio_hist) p->ratio_hist = *opt->bound_ratio_hist;
+  /* Start the per-thread histograms empty, with the caller's bins. */
+  memset(p->abs_hist.counts, 0, sizeof p->abs_hist.counts);
+  p->abs_hist.zero = p->abs_hist.below = p->abs_hist.above = p->abs_hist.nonfinite = 0;
+  memset(p->ratio_hist.counts, 0, sizeof p->ratio_hist.counts);
+  p->ratio_hist.zero = p->ratio_hist.below = p->ratio_hist.above = p->ratio_hist.nonfinite = 0;
+}
+
+/* The smallest distance d with at least q of the finite-reference elements at or below d. Exact below
+ * EXACT_ULP_BINS; above, the lower edge of the log2 bin. */
+static double ulp_quantile(const partial *p, double q) {
+  if (p->count == 0) return 0.0;
+  int64_t need = (int64_t)ceil(q * (double)p->count), seen = 0;
+  if (need < 1) need = 1;
+  for (int i = 0; i < EXACT_ULP_BINS; i++)
+    if ((seen += p->ulp_exact[i]) >= need) return i;
+  for (int j = 0; j < LOG_ULP_BINS; j++)
+    if ((seen += p->ulp_log[j]) >= need) return ldexp(1.0, j);
+  return INFINITY;
+}
+
+static double ulp_maximum(const partial *p) {
+  if (p->ulp_infinite) return INFINITY;
+  for (int j = LOG_ULP_BINS - 1; j >= 0; j--)
+    if (p->ulp_log[j]) return ldexp(1.0, j);
+  for (int i = EXACT_ULP_BINS - 1; i >= 0; i--)
+    if (p->ulp_exact[i]) return i;
+  return 0.0;
+}
+
+int c1d_metrics_compute(const float *cand, const double *ref, int64_t count,
+                        const c1d_metric_options *opt, c1d_metrics *out) {
+  partial *total = malloc(sizeof *total);
+  if (!total) return -1;
+  init_partial(total, opt);
+  int failed = 0;
+#pragma omp parallel reduction(| : failed)
+  {
+    partial *p = malloc(sizeof *p);
+    if (!p)
+      failed = 1;
+    else {
+      init_partial(p, opt);
+#pragma omp for schedule(static)
+      for (int64_t i = 0; i < count; i++) add_element(p, opt, cand[i], ref[i], i);
+#pragma omp critical
+      merge(total, p);
+      free(p);
+    }
+  }
+  if (failed) {
+    free(total);
+    return -1;
+  }
+  memset(out, 0, sizeof *out);
+  out->count = total->count;
+  out->nonfinite = total->nonfinite;
+  out->nonfinite_ref = total->nonfinite_ref;
+  out->first_nonfinite = total->first_nonfinite;
+  out->max_abs = total->max_abs;
+  out->argmax_abs = total->argmax_abs;
+  out->max_rel = total->max_rel;
+  out->rel_l2 = total->sum_sq_ref > 0.0 ? sqrt(total->sum_sq_err / total->sum_sq_ref)
+                                        : (total->sum_sq_err > 0.0 ? INFINITY : 0.0);
+  out->ulp_p50 = ulp_quantile(total, 0.50);
+  out->ulp_p99 = ulp_quantile(total, 0.99);
+  out->ulp_max = ulp_maximum(total);
+  out->fail_default = total->fail_default;
+  out->fail_user = total->fail_user;
+  out->beyond_det = total->beyond_det;
+  out->beyond_prob = total->beyond_prob;
+  out->max_det_ratio = total->max_det_ratio;
+  out->max_prob_ratio = total->max_prob_ratio;
+  if (opt->abs_err_hist) *opt->abs_err_hist = total->abs_hist;
+  if (opt->bound_ratio_hist) *opt->bound_ratio_hist = total->ratio_hist;
+  free(total);
+  return 0;
+}

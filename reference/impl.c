@@ -1,0 +1,17 @@
+/* Names of the precision classes, as reports print them. */
+#include "reference/impl.h"
+
+const char *c1d_precision_name(c1d_precision p) {
+  switch (p) {
+    case C1D_PREC_FP64: return "fp64";
+    case C1D_PREC_FP32: return "fp32";
+    case C1D_PREC_FP32_COMP: return "fp32-compensated";
+    case C1D_PREC_TF32: return "tf32";
+    case C1D_PREC_TF32_ALLOWED: return "tf32-allowed";
+    case C1D_PREC_3XTF32: return "3xtf32";
+    case C1D_PREC_BF16: return "bf16";
+    case C1D_PREC_FP16: return "fp16";
+    case C1D_PREC_WRONG: return "wrong";
+  }
+  return "?";
+}

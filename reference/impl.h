@@ -1,0 +1,61 @@
+/* The contract of an implementation: its descriptor type. Every implementation file (cpu/, gpu/) exports
+ * one c1d_impl; harness/registry.c lists them. All implementations share one run signature. */
+#ifndef C1D_IMPL_H
+#define C1D_IMPL_H
+
+#include "reference/problem.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum c1d_backend { C1D_BACKEND_CPU, C1D_BACKEND_GPU } c1d_backend;
+
+/* The arithmetic an implementation claims; the explainer judges its errors against this. */
+typedef enum c1d_precision {
+  C1D_PREC_FP64,          /* float64 accumulation (oracles) */
+  C1D_PREC_FP32,          /* float32 products and sums, some order */
+  C1D_PREC_FP32_COMP,     /* float32 with compensated summation */
+  C1D_PREC_TF32,          /* inputs rounded to TF32, float32 accumulation */
+  C1D_PREC_TF32_ALLOWED,  /* a library allowed to use TF32; what it did is in c1d_exec */
+  C1D_PREC_3XTF32,        /* split TF32 products recovering float32 accuracy */
+  C1D_PREC_BF16,
+  C1D_PREC_FP16,
+  C1D_PREC_WRONG          /* a deliberate bug, for the explainer's tests */
+} c1d_precision;
+
+/* Per-run execution context, owned by the runner. GPU pointers are device pointers. */
+typedef struct c1d_exec {
+  void *stream;      /* cudaStream_t for GPU implementations (NULL: the default stream) */
+  void *state;       /* what setup() returned; passed to run() and teardown() */
+  /* Filled by the implementation: what it actually did ("allowed" is not "used"). */
+  char algo[96];     /* e.g. "IMPLICIT_PRECOMP_GEMM"; "" when there is no choice */
+  char math[64];     /* e.g. "FMA (fp32)", "TF32 tensor cores" */
+  int used_tf32;     /* 1 used, 0 did not, -1 unknown */
+} c1d_exec;
+
+typedef struct c1d_impl {
+  const char *name;        /* stable, e.g. "gpu_tiled_smem" */
+  const char *summary;     /* one line: precision and accumulation order */
+  c1d_backend backend;
+  c1d_precision precision;
+  const char *twin;        /* the CPU implementation it must match, or NULL */
+  int twin_bit_exact;      /* 1: identical bits to the twin; 0: statistical agreement */
+  int mutant;              /* deliberately wrong (bug zoo); excluded from "all" and `convlab list` */
+  /* NULL when the shape is handled, else a static reason ("K*D exceeds shared memory"). May be NULL. */
+  const char *(*supported)(const c1d_shape *s);
+  /* Optional, outside the timed region: allocate handles, choose algorithms. May be NULL. */
+  c1d_status (*setup)(const c1d_shape *s, c1d_exec *ex);
+  void (*teardown)(c1d_exec *ex);
+  /* y = conv(x, w, b). b is NULL iff !s->bias. Must write every element of y. */
+  c1d_status (*run)(const c1d_shape *s, const float *x, const float *w, const float *b, float *y,
+                    c1d_exec *ex);
+} c1d_impl;
+
+/* "fp32", "tf32", ... */
+const char *c1d_precision_name(c1d_precision p);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
