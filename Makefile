@@ -1,0 +1,33 @@
+# convlab's two commands: `make run` (the main job) and `make test` (every test). Each installs what is
+# missing (scripts/deps.sh), configures, builds, then runs.
+BUILD ?= build
+JOBS ?= $(shell nproc)
+OUT ?= out/run
+CMAKE_ARGS ?=
+
+.PHONY: all run test build configure clean deps-run deps-test
+
+all: build
+
+deps-run:
+	@bash scripts/deps.sh run
+
+deps-test:
+	@bash scripts/deps.sh test
+
+configure:
+	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS) >/dev/null
+
+build: configure
+	@cmake --build $(BUILD) -j $(JOBS)
+
+run: deps-run
+	@$(MAKE) --no-print-directory build
+	./$(BUILD)/bench/bench_oracle
+
+test: deps-test
+	@$(MAKE) --no-print-directory build
+	cd $(BUILD) && ctest --verbose --timeout 1500
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian packages convlab needs for a purpose ("run" or "test"), when they are missing.
+# As root it runs apt-get; otherwise it prints the one apt-get line needed and fails.
+set -euo pipefail
+purpose=${1:-run}
+
+# What each package is for:
+#   cmake, gcc, make         the build
+#   libcjson-dev             JSON reports (cJSON)
+#   libopenblas-dev          the oracle benchmark's im2col + DGEMM comparison
+#   libcriterion-dev         the unit tests (Criterion)
+#   python3-numpy            .npy interoperability tests and the notebooks
+#   python3-nbconvert, python3-ipykernel, python3-matplotlib   executing the notebooks in the tests
+#   chromium                 rendering the HTML report headless in the tests
+packages=(cmake gcc g++ make libcjson-dev libopenblas-dev libcriterion-dev)
+if [ "$purpose" = test ]; then
+  packages+=(python3-numpy python3-nbconvert python3-ipykernel python3-matplotlib chromium)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "convlab needs Debian packages; run as root: apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+echo "convlab: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
