@@ -3,6 +3,8 @@
  *     c1d_status st = C1D_OK;
  *     C1D_CUDA(cudaMalloc(&p, n));          // on failure: st = C1D_ERR_CUDA, goto done
  *     C1D_LAUNCHED("naive_kernel");         // after every launch: the last error
+ *     C1D_CUDNN(cudnnCreate(&h));           // st = C1D_ERR_CUDNN (include <cudnn.h> first)
+ *     C1D_CUBLAS(cublasCreate(&h));         // st = C1D_ERR_CUBLAS (include <cublas_v2.h> first)
  *   done: ...; return st;                                                                        */
 #ifndef C1D_CHECK_H
 #define C1D_CHECK_H
@@ -29,6 +31,28 @@
     if (c1d_e_ != cudaSuccess) {                                                                   \
       st = c1d_fail(C1D_ERR_CUDA, "launch of %s failed: %s (%s:%d)", kernel_name,                 \
                     cudaGetErrorString(c1d_e_), __FILE__, __LINE__);                               \
+      goto done;                                                                                   \
+    }                                                                                              \
+  } while (0)
+
+/* A cuDNN call; the detail carries cudnnGetErrorString's text. Expands only where <cudnn.h> is included. */
+#define C1D_CUDNN(call)                                                                            \
+  do {                                                                                             \
+    cudnnStatus_t c1d_s_ = (call);                                                                 \
+    if (c1d_s_ != CUDNN_STATUS_SUCCESS) {                                                          \
+      st = c1d_fail(C1D_ERR_CUDNN, "%s failed: %s (%s:%d)", #call, cudnnGetErrorString(c1d_s_),   \
+                    __FILE__, __LINE__);                                                           \
+      goto done;                                                                                   \
+    }                                                                                              \
+  } while (0)
+
+/* A cuBLAS call; the detail carries cublasGetStatusString's text. Needs <cublas_v2.h>. */
+#define C1D_CUBLAS(call)                                                                           \
+  do {                                                                                             \
+    cublasStatus_t c1d_s_ = (call);                                                                \
+    if (c1d_s_ != CUBLAS_STATUS_SUCCESS) {                                                         \
+      st = c1d_fail(C1D_ERR_CUBLAS, "%s failed: %s (%s:%d)", #call, cublasGetStatusString(c1d_s_), \
+                    __FILE__, __LINE__);                                                           \
       goto done;                                                                                   \
     }                                                                                              \
   } while (0)

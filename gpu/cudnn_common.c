@@ -1,0 +1,273 @@
+/* cuDNN forward convolution for cudnn_fp32 and cudnn_tf32 (see cudnn_common.h).
+ *
+ * Causal padding is an explicit left pad: setup allocates an N x C x (L+P) buffer and zeroes it once; run
+ * copies x into its last L columns with one cudaMemcpy2DAsync (the pad columns never change) and convolves
+ * with padding 0. The copy is inside the timed region, as F.pad is inside PyTorch's. With P = 0 (K = 1)
+ * the convolution reads x directly.
+ *
+ * Algorithm choice: cudnnGetConvolutionForwardAlgorithm_v7's list, in cuDNN's order of preference; the
+ * first entry that succeeds, is deterministic, needs at most C1D_CUDNN_MAX_WORKSPACE bytes and (with FMA
+ * math) reports CUDNN_FMA_MATH. As PyTorch does, the descriptor's math type is then set to the math type
+ * cuDNN reported for that entry, and the workspace is sized by cudnnGetConvolutionForwardWorkspaceSize.
+ * What was used is measured by the TF32 probe (gpu/tf32_probe.h) at the real shape. */
+#include "gpu/cudnn_common.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef C1D_HAVE_CUDNN
+#include <cuda_runtime_api.h>
+#include <cudnn.h>
+
+#include "gpu/check.h"
+#include "gpu/device.h"
+#include "gpu/im2col.h"
+#include "gpu/tf32_probe.h"
+#endif
+
+#define C1D_CUDNN_MAX_WORKSPACE ((size_t)8 << 30)
+
+const char *c1d_cudnn_supported(const c1d_shape *s) {
+#ifndef C1D_HAVE_CUDNN
+  (void)s;
+  return "built without cuDNN (libcudnn was not found at configure time)";
+#else
+  const int64_t lp = s->L + c1d_pad(s);
+  if (s->N > INT_MAX || s->C > INT_MAX || s->O > INT_MAX || lp > INT_MAX || s->K > INT_MAX ||
+      s->D > INT_MAX)
+    return "a dimension exceeds cuDNN's int descriptors";
+  /* cuDNN's 4-D descriptors carry int strides: every tensor must index within INT_MAX elements. */
+  if (s->N * s->C * lp > INT_MAX || c1d_y_count(s) > INT_MAX || c1d_w_count(s) > INT_MAX)
+    return "a tensor exceeds 2^31 elements (cuDNN's int strides)";
+  return NULL;
+#endif
+}
+
+#ifndef C1D_HAVE_CUDNN
+
+c1d_status c1d_cudnn_setup(const c1d_shape *s, int allow_tf32, c1d_exec *ex) {
+  (void)s, (void)allow_tf32, (void)ex;
+  return c1d_fail(C1D_ERR_UNSUPPORTED, "built without cuDNN");
+}
+void c1d_cudnn_teardown(c1d_exec *ex) { (void)ex; }
+c1d_status c1d_cudnn_run(const c1d_shape *s, const float *x, const float *w, const float *b, float *y,
+                         c1d_exec *ex) {
+  (void)s, (void)x, (void)w, (void)b, (void)y, (void)ex;
+  return c1d_fail(C1D_ERR_UNSUPPORTED, "built without cuDNN");
+}
+
+#else
+
+typedef struct cudnn_state {
+  cudnnHandle_t handle;
+  cudnnTensorDescriptor_t xd, yd, bd;
+  cudnnFilterDescriptor_t wd;
+  cudnnConvolutionDescriptor_t cd;
+  cudnnConvolutionFwdAlgo_t algo;
+  void *workspace;
+  size_t workspace_bytes;
+  float *xpad; /* N x C x (L+P), pad columns zero; NULL when P = 0 */
+  char algo_name[96], math[64];
+  int used_tf32;
+} cudnn_state;
+
+static const char *algo_name(cudnnConvolutionFwdAlgo_t a) {
+  switch (a) {
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: return "IMPLICIT_GEMM";
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: return "IMPLICIT_PRECOMP_GEMM";
+    case CUDNN_CONVOLUTION_FWD_ALGO_GEMM: return "GEMM";
+    case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT: return "DIRECT";
+    case CUDNN_CONVOLUTION_FWD_ALGO_FFT: return "FFT";
+    case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING: return "FFT_TILING";
+    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD: return "WINOGRAD";
+    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: return "WINOGRAD_NONFUSED";
+    default: return "UNKNOWN";
+  }
+}
+
+static const char *math_name(cudnnMathType_t m) {
+  switch (m) {
+    case CUDNN_DEFAULT_MATH: return "DEFAULT_MATH";
+    case CUDNN_TENSOR_OP_MATH: return "TENSOR_OP_MATH";
+    case CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION: return "TENSOR_OP_MATH_ALLOW_CONVERSION";
+    case CUDNN_FMA_MATH: return "FMA_MATH";
+    default: return "UNKNOWN_MATH";
+  }
+}
+
+static void destroy_state(cudnn_state *c) {
+  if (!c) return;
+  if (c->cd) cudnnDestroyConvolutionDescriptor(c->cd);
+  if (c->wd) cudnnDestroyFilterDescriptor(c->wd);
+  if (c->xd) cudnnDestroyTensorDescriptor(c->xd);
+  if (c->yd) cudnnDestroyTensorDescriptor(c->yd);
+  if (c->bd) cudnnDestroyTensorDescriptor(c->bd);
+  if (c->handle) cudnnDestroy(c->handle);
+  c1d_gpu_free(c->workspace);
+  c1d_gpu_free(c->xpad);
+  free(c);
+}
+
+/* Runs the chosen configuration once on probe inputs (x = 1 + 2^-12, w = 1) and classifies one output.
+ * Uses its own buffers, freed before returning. */
+static c1d_status run_probe(const c1d_shape *s, cudnn_state *c, int *used) {
+  c1d_status st = C1D_OK;
+  float *px = NULL, *pw = NULL, *py = NULL, out = 0.0f;
+  const float alpha = 1.0f, beta = 0.0f;
+  const int64_t nx = s->N * s->C * (s->L + c1d_pad(s));
+  *used = -1;
+  if (s->C * s->K > C1D_TF32_PROBE_MAX_TERMS) return C1D_OK; /* the probe cannot tell */
+  if ((st = c1d_gpu_malloc((void **)&px, (size_t)nx * sizeof(float), "the cuDNN probe input")) ||
+      (st = c1d_gpu_malloc((void **)&pw, (size_t)c1d_w_count(s) * sizeof(float), "the cuDNN probe filter")) ||
+      (st = c1d_gpu_malloc((void **)&py, (size_t)c1d_y_count(s) * sizeof(float), "the cuDNN probe output")))
+    goto done;
+  if ((st = c1d_launch_fill(px, nx, C1D_TF32_PROBE_X, NULL)) ||
+      (st = c1d_launch_fill(pw, c1d_w_count(s), C1D_TF32_PROBE_W, NULL)))
+    goto done;
+  C1D_CUDNN(cudnnSetStream(c->handle, NULL));
+  C1D_CUDNN(cudnnConvolutionForward(c->handle, &alpha, c->xd, px, c->wd, pw, c->cd, c->algo,
+                                    c->workspace, c->workspace_bytes, &beta, c->yd, py));
+  C1D_CUDA(cudaMemcpy(&out, py + c1d_y_count(s) - 1, sizeof out, cudaMemcpyDeviceToHost));
+  *used = c1d_tf32_probe_classify(out, s->C * s->K);
+done:
+  c1d_gpu_free(px);
+  c1d_gpu_free(pw);
+  c1d_gpu_free(py);
+  return st;
+}
+
+c1d_status c1d_cudnn_setup(const c1d_shape *s, int allow_tf32, c1d_exec *ex) {
+  c1d_status st = C1D_OK;
+  cudnn_state *c = NULL;
+  cudnnConvolutionFwdAlgoPerf_t perf[2 * CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  int returned = 0, chosen = -1, max_count = 0, probe = -1;
+  const int64_t P = c1d_pad(s), lp = s->L + P;
+  const char *why = c1d_cudnn_supported(s);
+
+  if (why) return c1d_fail(C1D_ERR_UNSUPPORTED, "cuDNN: %s", why);
+  if ((why = c1d_gpu_unavailable())) return c1d_fail(C1D_ERR_NO_DEVICE, "%s", why);
+  c = calloc(1, sizeof *c);
+  if (!c) return c1d_fail(C1D_ERR_NO_MEMORY, "cannot allocate the cuDNN state");
+
+  C1D_CUDNN(cudnnCreate(&c->handle));
+  C1D_CUDNN(cudnnCreateTensorDescriptor(&c->xd));
+  C1D_CUDNN(cudnnCreateTensorDescriptor(&c->yd));
+  C1D_CUDNN(cudnnCreateFilterDescriptor(&c->wd));
+  C1D_CUDNN(cudnnCreateConvolutionDescriptor(&c->cd));
+  C1D_CUDNN(cudnnSetTensor4dDescriptor(c->xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, (int)s->N,
+                                       (int)s->C, 1, (int)lp));
+  C1D_CUDNN(cudnnSetFilter4dDescriptor(c->wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, (int)s->O, (int)s->C,
+                                       1, (int)s->K));
+  C1D_CUDNN(cudnnSetConvolution2dDescriptor(c->cd, 0, 0, 1, 1, 1, (int)s->D, CUDNN_CROSS_CORRELATION,
+                                            CUDNN_DATA_FLOAT));
+  C1D_CUDNN(cudnnSetConvolutionMathType(c->cd, allow_tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
+  {
+    int on, oc, oh, ow;
+    C1D_CUDNN(cudnnGetConvolution2dForwardOutputDim(c->cd, c->xd, c->wd, &on, &oc, &oh, &ow));
+    if (on != s->N || oc != s->O || oh != 1 || ow != s->L) {
+      st = c1d_fail(C1D_ERR_INTERNAL, "cuDNN output dims %dx%dx%dx%d, expected %lldx%lldx1x%lld", on,
+                    oc, oh, ow, (long long)s->N, (long long)s->O, (long long)s->L);
+      goto done;
+    }
+  }
+  C1D_CUDNN(cudnnSetTensor4dDescriptor(c->yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, (int)s->N,
+                                       (int)s->O, 1, (int)s->L));
+  if (s->bias) {
+    C1D_CUDNN(cudnnCreateTensorDescriptor(&c->bd));
+    C1D_CUDNN(cudnnSetTensor4dDescriptor(c->bd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, (int)s->O, 1, 1));
+  }
+
+  // --- algorithm ---------------------------------------------------------------------------------
+  C1D_CUDNN(cudnnGetConvolutionForwardAlgorithmMaxCount(c->handle, &max_count));
+  if (max_count > (int)(sizeof perf / sizeof perf[0])) max_count = (int)(sizeof perf / sizeof perf[0]);
+  C1D_CUDNN(cudnnGetConvolutionForwardAlgorithm_v7(c->handle, c->xd, c->wd, c->cd, c->yd, max_count,
+                                                   &returned, perf));
+  /* Pass 0 demands, with FMA math, an entry that reports FMA_MATH; pass 1 relaxes that (the descriptor
+   * still restricts cuDNN to FMA kernels, and the probe checks it). */
+  for (int pass = 0; pass < 2 && chosen < 0; pass++)
+    for (int i = 0; i < returned && chosen < 0; i++) {
+      if (perf[i].status != CUDNN_STATUS_SUCCESS || perf[i].determinism != CUDNN_DETERMINISTIC) continue;
+      if (perf[i].memory > C1D_CUDNN_MAX_WORKSPACE) continue;
+      if (!allow_tf32 && pass == 0 && perf[i].mathType != CUDNN_FMA_MATH) continue;
+      chosen = i;
+    }
+  if (chosen < 0) {
+    st = c1d_fail(C1D_ERR_UNSUPPORTED,
+                  "cuDNN offered no deterministic %s algorithm for this shape (%d candidates)",
+                  allow_tf32 ? "float32" : "FMA-math", returned);
+    goto done;
+  }
+  c->algo = perf[chosen].algo;
+  C1D_CUDNN(cudnnSetConvolutionMathType(c->cd, allow_tf32 ? perf[chosen].mathType : CUDNN_FMA_MATH));
+  C1D_CUDNN(cudnnGetConvolutionForwardWorkspaceSize(c->handle, c->xd, c->wd, c->cd, c->yd, c->algo,
+                                                    &c->workspace_bytes));
+  if (c->workspace_bytes &&
+      (st = c1d_gpu_malloc(&c->workspace, c->workspace_bytes, "the cuDNN workspace")))
+    goto done;
+  if (P > 0) {
+    const size_t bytes = (size_t)(s->N * s->C * lp) * sizeof(float);
+    if ((st = c1d_gpu_malloc((void **)&c->xpad, bytes, "the cuDNN causal pad buffer"))) goto done;
+  }
+
+  // --- what was used -----------------------------------------------------------------------------
+  if ((st = run_probe(s, c, &probe))) goto done;
+  if (c->xpad) /* zeroed after the probe ran; the pad columns stay zero from here on */
+    C1D_CUDA(cudaMemset(c->xpad, 0, (size_t)(s->N * s->C * lp) * sizeof(float)));
+  C1D_CUDA(cudaDeviceSynchronize());
+  snprintf(c->algo_name, sizeof c->algo_name, "%s", algo_name(c->algo));
+  {
+    const cudnnMathType_t m = perf[chosen].mathType;
+    const int reported_tf32 = m != CUDNN_FMA_MATH; /* float data: any other type permits TF32 */
+    c->used_tf32 = probe >= 0 ? probe : reported_tf32;
+    if (!allow_tf32)
+      snprintf(c->math, sizeof c->math, c->used_tf32 ? "TF32 despite FMA_MATH (probe)" : "FMA (fp32)");
+    else if (!c->used_tf32)
+      snprintf(c->math, sizeof c->math, "FMA (cuDNN chose an fp32 algorithm although TF32 was allowed)");
+    else
+      snprintf(c->math, sizeof c->math, "TF32 tensor cores (%s%s)", math_name(m),
+               probe < 0 ? ", unprobed" : reported_tf32 ? "" : ", probe");
+  }
+  ex->state = c;
+  snprintf(ex->algo, sizeof ex->algo, "%s", c->algo_name);
+  snprintf(ex->math, sizeof ex->math, "%s", c->math);
+  ex->used_tf32 = c->used_tf32;
+  return C1D_OK;
+done:
+  destroy_state(c);
+  return st;
+}
+
+void c1d_cudnn_teardown(c1d_exec *ex) {
+  destroy_state((cudnn_state *)ex->state);
+  ex->state = NULL;
+}
+
+c1d_status c1d_cudnn_run(const c1d_shape *s, const float *x, const float *w, const float *b, float *y,
+                         c1d_exec *ex) {
+  c1d_status st = C1D_OK;
+  cudnn_state *c = (cudnn_state *)ex->state;
+  const float one = 1.0f, zero = 0.0f;
+  const int64_t P = c1d_pad(s);
+  const float *xin = x;
+  if (!c) return c1d_fail(C1D_ERR_INTERNAL, "cuDNN run without setup");
+  C1D_CUDNN(cudnnSetStream(c->handle, (cudaStream_t)ex->stream));
+  if (P > 0) {
+    C1D_CUDA(cudaMemcpy2DAsync(c->xpad + P, (size_t)(s->L + P) * sizeof(float), x,
+                               (size_t)s->L * sizeof(float), (size_t)s->L * sizeof(float),
+                               (size_t)(s->N * s->C), cudaMemcpyDeviceToDevice,
+                               (cudaStream_t)ex->stream));
+    xin = c->xpad;
+  }
+  C1D_CUDNN(cudnnConvolutionForward(c->handle, &one, c->xd, xin, c->wd, w, c->cd, c->algo,
+                                    c->workspace, c->workspace_bytes, &zero, c->yd, y));
+  if (s->bias) C1D_CUDNN(cudnnAddTensor(c->handle, &one, c->bd, b, &one, c->yd, y));
+  snprintf(ex->algo, sizeof ex->algo, "%s", c->algo_name);
+  snprintf(ex->math, sizeof ex->math, "%s", c->math);
+  ex->used_tf32 = c->used_tf32;
+done:
+  return st;
+}
+
+#endif

@@ -1,0 +1,41 @@
+/* The cuDNN forward convolution shared by cudnn_fp32 and cudnn_tf32; they differ only in the math type
+ * the convolution descriptor allows. The 1-D problem is a 2-D one with H = 1: x is N x C x 1 x (L+P)
+ * after an explicit causal left pad of P = (K-1)*D zeros, w is O x C x 1 x K, dilation (1, D), padding 0,
+ * cross-correlation (PyTorch's convolution), float32 data and compute type. Bias, when present, is added
+ * by cudnnAddTensor after the convolution (one more rounding per element, as PyTorch's cuDNN path does).
+ *
+ * Only the legacy (v7) API is used, because the development machine has cuDNN 9.19 and the H200 machine
+ * 9.14: cudnnGetConvolutionForwardAlgorithm_v7, cudnnSetConvolutionMathType, cudnnConvolutionForward. */
+#ifndef C1D_CUDNN_COMMON_H
+#define C1D_CUDNN_COMMON_H
+
+#include "reference/impl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* NULL when cuDNN can run the shape; else a static reason (built without cuDNN, a dimension or an
+ * element count beyond cuDNN's int descriptors). */
+const char *c1d_cudnn_supported(const c1d_shape *s);
+
+/* Creates the handle and descriptors, chooses the algorithm (the first of cuDNN's heuristic list that is
+ * deterministic, succeeds and, for FMA math, reports FMA math), allocates the workspace and the zeroed
+ * pad buffer, runs the TF32 probe (gpu/tf32_probe.h) and fills ex->algo, ex->math, ex->used_tf32.
+ * allow_tf32 = 0 sets CUDNN_FMA_MATH, 1 CUDNN_DEFAULT_MATH (PyTorch's setting when
+ * torch.backends.cudnn.allow_tf32 is True). On success ex->state owns everything; on failure nothing
+ * is left allocated and the status names the failing call. */
+c1d_status c1d_cudnn_setup(const c1d_shape *s, int allow_tf32, c1d_exec *ex);
+
+/* Frees what setup allocated; a NULL ex->state does nothing. */
+void c1d_cudnn_teardown(c1d_exec *ex);
+
+/* The timed part: the pad copy (skipped when P = 0), the convolution, the bias addition. Asynchronous on
+ * ex->stream. Restores ex->algo/math/used_tf32 from the state (the runner may clear them). */
+c1d_status c1d_cudnn_run(const c1d_shape *s, const float *x, const float *w, const float *b, float *y,
+                         c1d_exec *ex);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
