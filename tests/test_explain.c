@@ -1,0 +1,182 @@
+/* explain: the classifier on the CPU bug zoo (every mutant called a bug, localized where it is local,
+ * with the right region) and on correct implementations (never called a bug, over more than 100
+ * shape x seed x distribution runs, odd shapes included). */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/explain.h"
+#include "harness/inputs.h"
+#include "reference/oracle.h"
+#include "tests/zoo/zoo.h"
+
+typedef struct problem_data {
+  c1d_shape s;
+  float *x, *w, *b, *y;
+  double *ref, *mag;
+  c1d_explainer ex;
+} problem_data;
+
+static void setup_problem(problem_data *p, const c1d_shape *s, c1d_dist dist, uint64_t seed) {
+  memset(p, 0, sizeof *p);
+  p->s = *s;
+  p->x = malloc((size_t)c1d_x_count(s) * sizeof(float));
+  p->w = malloc((size_t)c1d_w_count(s) * sizeof(float));
+  p->b = malloc((size_t)(s->O + 1) * sizeof(float));
+  p->y = malloc((size_t)c1d_y_count(s) * sizeof(float));
+  p->ref = malloc((size_t)c1d_y_count(s) * sizeof(double));
+  p->mag = malloc((size_t)c1d_y_count(s) * sizeof(double));
+  cr_assert(p->x && p->w && p->b && p->y && p->ref && p->mag);
+  c1d_generate(s, dist, seed, p->x, p->w, p->b);
+  cr_assert_eq(c1d_oracle_f64(s, p->x, p->w, s->bias ? p->b : NULL, p->ref, p->mag, NULL, NULL),
+               C1D_OK);
+  cr_assert_eq(c1d_explainer_prepare(&p->ex, s, p->x, p->w, s->bias ? p->b : NULL, p->ref, p->mag),
+               C1D_OK);
+}
+
+static void teardown_problem(problem_data *p) {
+  c1d_explainer_release(&p->ex);
+  free(p->x);
+  free(p->w);
+  free(p->b);
+  free(p->y);
+  free(p->ref);
+  free(p->mag);
+}
+
+static c1d_explanation explain_impl(problem_data *p, const c1d_impl *impl) {
+  for (int64_t i = 0; i < c1d_y_count(&p->s); i++) p->y[i] = NAN;
+  c1d_exec exec;
+  memset(&exec, 0, sizeof exec);
+  cr_assert_eq(impl->run(&p->s, p->x, p->w, p->s.bias ? p->b : NULL, p->y, &exec), C1D_OK);
+  c1d_explanation e;
+  cr_assert_eq(c1d_explainer_explain(&p->ex, p->y, 0, 0, &e), C1D_OK);
+  return e;
+}
+
+/* Shapes where the mutants' bugs show: odd sizes, dilation, bias, partial tiles. */
+static const c1d_shape zoo_shapes[] = {
+    {2, 16, 12, 100, 4, 2, 1},  /* L % 32 != 0, bias, dilation */
+    {3, 9, 17, 203, 3, 3, 1},   /* odd everything */
+    {2, 64, 32, 130, 4, 1, 1},  /* headline-like channels, partial tile */
+    {4, 32, 40, 97, 5, 2, 1},
+};
+
+Test(zoo, every_cpu_mutant_is_called_a_bug_with_the_right_region) {
+  int checked = 0;
+  for (unsigned si = 0; si < sizeof zoo_shapes / sizeof zoo_shapes[0]; si++)
+    for (int dist = C1D_DIST_NORMAL; dist <= C1D_DIST_CONV_INIT; dist++) {
+      problem_data p;
+      setup_problem(&p, &zoo_shapes[si], (c1d_dist)dist, 31 + si);
+      for (int i = 0; i < c1d_cpu_zoo_count; i++) {
+        const c1d_zoo_entry *z = &c1d_cpu_zoo[i];
+        if (z->applies && !z->applies(&p.s)) continue;
+        c1d_explanation e = explain_impl(&p, z->impl);
+        cr_assert(c1d_verdict_is_bug(e.verdict), "%s (shape %u, %s) was called %s: %s",
+                  z->impl->name, si, c1d_dist_name((c1d_dist)dist), c1d_verdict_name(e.verdict),
+                  e.reason);
+        cr_assert_eq(e.verdict, z->expected, "%s (shape %u, %s): expected %s, got %s: %s",
+                     z->impl->name, si, c1d_dist_name((c1d_dist)dist),
+                     c1d_verdict_name(z->expected), c1d_verdict_name(e.verdict), e.reason);
+        if (z->region_kind)
+          cr_assert(strstr(e.region.kind, z->region_kind) != NULL,
+                    "%s (shape %u): region '%s', expected '%s' (n %s o %s t %s)", z->impl->name, si,
+                    e.region.kind, z->region_kind, e.region.n, e.region.o, e.region.t);
+        checked++;
+      }
+      teardown_problem(&p);
+    }
+  cr_assert_geq(checked, 8 * 4);
+}
+
+Test(zoo, left_padding_bug_is_located_at_the_left_edge) {
+  const c1d_shape s = {2, 8, 8, 64, 4, 3, 0};
+  problem_data p;
+  setup_problem(&p, &s, C1D_DIST_NORMAL, 3);
+  extern const c1d_zoo_entry c1d_cpu_zoo[];
+  const c1d_impl *mutant = NULL;
+  for (int i = 0; i < c1d_cpu_zoo_count; i++)
+    if (strcmp(c1d_cpu_zoo[i].impl->name, "zoo_left_padding") == 0) mutant = c1d_cpu_zoo[i].impl;
+  cr_assert_not_null(mutant);
+  c1d_explanation e = explain_impl(&p, mutant);
+  cr_assert_eq(e.verdict, C1D_VERDICT_BUG_LOCALIZED);
+  cr_assert_str_eq(e.region.t, "0-8"); /* (K-1)*D = 9 padded positions */
+  cr_assert_str_eq(e.region.n, "0-1");
+  teardown_problem(&p);
+}
+
+/* Many shapes, odd ones included, for the no-false-alarm test. */
+static const c1d_shape correct_shapes[] = {
+    {1, 1, 1, 1, 1, 1, 0},     {2, 3, 5, 17, 3, 2, 1},   {1, 7, 9, 31, 9, 1, 1},
+    {2, 5, 3, 6, 4, 3, 0},     {1, 37, 29, 101, 5, 3, 1}, {2, 64, 16, 70, 4, 1, 0},
+    {1, 256, 8, 48, 4, 1, 0},  {3, 16, 33, 65, 2, 4, 1},
+};
+
+Test(zoo, correct_implementations_are_never_called_a_bug, .timeout = 600) {
+  int runs = 0;
+  for (unsigned si = 0; si < sizeof correct_shapes / sizeof correct_shapes[0]; si++)
+    for (int dist = 0; dist < C1D_DIST_COUNT; dist++)
+      for (uint64_t seed = 1; seed <= 3; seed++) {
+        problem_data p;
+        setup_problem(&p, &correct_shapes[si], (c1d_dist)dist, seed * 977 + si);
+        for (int i = 0; i < c1d_cpu_correct_variants_count; i++) {
+          const c1d_zoo_entry *z = &c1d_cpu_correct_variants[i];
+          c1d_explanation e = explain_impl(&p, z->impl);
+          cr_assert_not(c1d_verdict_is_bug(e.verdict),
+                        "%s called %s on shape %u, %s, seed %llu: %s", z->impl->name,
+                        c1d_verdict_name(e.verdict), si, c1d_dist_name((c1d_dist)dist),
+                        (unsigned long long)seed, e.reason);
+        }
+        runs++;
+      }
+  cr_assert_geq(runs, 100);
+}
+
+Test(zoo, correct_implementations_get_their_own_verdict_on_random_inputs) {
+  const c1d_shape s = {2, 64, 24, 200, 4, 2, 1};
+  for (int dist = C1D_DIST_NORMAL; dist <= C1D_DIST_CONV_INIT; dist++) {
+    problem_data p;
+    setup_problem(&p, &s, (c1d_dist)dist, 17);
+    for (int i = 0; i < c1d_cpu_correct_variants_count; i++) {
+      const c1d_zoo_entry *z = &c1d_cpu_correct_variants[i];
+      c1d_explanation e = explain_impl(&p, z->impl);
+      cr_assert_eq(e.verdict, z->expected, "%s (%s): expected %s, got %s: %s", z->impl->name,
+                   c1d_dist_name((c1d_dist)dist), c1d_verdict_name(z->expected),
+                   c1d_verdict_name(e.verdict), e.reason);
+    }
+    teardown_problem(&p);
+  }
+}
+
+Test(explain, nan_outputs_are_reported_with_their_place) {
+  const c1d_shape s = {1, 4, 4, 40, 2, 1, 0};
+  problem_data p;
+  setup_problem(&p, &s, C1D_DIST_NORMAL, 8);
+  extern const c1d_impl c1d_cpu_naive;
+  explain_impl(&p, &c1d_cpu_naive);
+  p.y[c1d_y_index(&s, 0, 2, 7)] = NAN;
+  c1d_explanation e;
+  cr_assert_eq(c1d_explainer_explain(&p.ex, p.y, 0, 0, &e), C1D_OK);
+  cr_assert_eq(e.verdict, C1D_VERDICT_NON_FINITE);
+  cr_assert_eq(e.nonfinite, 1);
+  cr_assert_str_eq(e.region.o, "2");
+  cr_assert_str_eq(e.region.t, "7");
+  teardown_problem(&p);
+}
+
+Test(explain, formats_ranges_compactly) {
+  unsigned char f[10] = {1, 1, 1, 0, 0, 1, 0, 1, 1, 0};
+  char buf[64];
+  c1d_format_ranges(f, 10, buf, sizeof buf);
+  cr_assert_str_eq(buf, "0-2,5,7-8");
+  memset(f, 0, sizeof f);
+  c1d_format_ranges(f, 10, buf, sizeof buf);
+  cr_assert_str_eq(buf, "-");
+}
+
+Test(explain, verdict_names_are_the_documented_words) {
+  const char *words[] = {"fp32-rounding", "tf32-inputs", "reduced-precision", "bug-localized",
+                         "bug-global", "non-finite", "inconclusive"};
+  for (int v = 0; v < C1D_VERDICT_COUNT; v++) cr_assert_str_eq(c1d_verdict_name(v), words[v]);
+}

@@ -1,0 +1,31 @@
+/* The bug zoo: deliberately wrong implementations, built only into the tests, that prove the explainer
+ * calls every bug a bug (and where), plus correct-but-different ones it must never call a bug.
+ * Each entry says what the explainer must conclude. */
+#ifndef C1D_ZOO_H
+#define C1D_ZOO_H
+
+#include "numerics/classifier.h"
+#include "reference/impl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct c1d_zoo_entry {
+  const c1d_impl *impl;
+  c1d_verdict expected;       /* the verdict the explainer must give */
+  const char *region_kind;    /* substring of the region's kind for localized bugs, or NULL */
+  /* The shapes on which the bug shows (e.g. needs bias, D > 1, L % 32 != 0); NULL: every shape. */
+  int (*applies)(const c1d_shape *s);
+} c1d_zoo_entry;
+
+/* CPU mutants and correct variants (tests/zoo/cpu_zoo.c). */
+extern const c1d_zoo_entry c1d_cpu_zoo[];
+extern const int c1d_cpu_zoo_count;
+extern const c1d_zoo_entry c1d_cpu_correct_variants[];
+extern const int c1d_cpu_correct_variants_count;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
