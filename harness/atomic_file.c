@@ -1,0 +1,112 @@
+/* Atomic file writing (temporary file + fsync + rename) and directory creation. */
+#include "harness/atomic_file.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char *c1d_path_join(const char *dir, const char *name) {
+  size_t a = strlen(dir), b = strlen(name);
+  char *p = malloc(a + b + 2);
+  if (!p) return NULL;
+  memcpy(p, dir, a);
+  size_t at = a;
+  if (a > 0 && dir[a - 1] != '/') p[at++] = '/';
+  memcpy(p + at, name, b + 1);
+  return p;
+}
+
+static void release(c1d_atomic_file *af) {
+  free(af->tmp);
+  free(af->path);
+  af->f = NULL;
+  af->tmp = af->path = NULL;
+}
+
+c1d_status c1d_atomic_open(c1d_atomic_file *af, const char *path) {
+  c1d_status st = C1D_OK;
+  int fd = -1;
+  memset(af, 0, sizeof *af);
+  size_t n = strlen(path);
+  af->path = malloc(n + 1);
+  af->tmp = malloc(n + sizeof ".tmp.XXXXXX");
+  if (!af->path || !af->tmp) {
+    st = c1d_fail(C1D_ERR_NO_MEMORY, "%s: out of memory", path);
+    goto done;
+  }
+  memcpy(af->path, path, n + 1);
+  memcpy(af->tmp, path, n);
+  memcpy(af->tmp + n, ".tmp.XXXXXX", sizeof ".tmp.XXXXXX");
+  fd = mkstemp(af->tmp);
+  if (fd < 0) {
+    st = c1d_fail(C1D_ERR_IO, "%s: cannot create a temporary file: %s", path, strerror(errno));
+    goto done;
+  }
+  /* mkstemp makes 0600; reports are ordinary files, so give them the usual mode before umask. */
+  mode_t mask = umask(0);
+  umask(mask);
+  fchmod(fd, 0666 & ~mask);
+  af->f = fdopen(fd, "wb");
+  if (!af->f) {
+    st = c1d_fail(C1D_ERR_IO, "%s: cannot open a temporary file: %s", path, strerror(errno));
+    close(fd);
+    unlink(af->tmp);
+    goto done;
+  }
+done:
+  if (st != C1D_OK) release(af);
+  return st;
+}
+
+c1d_status c1d_atomic_commit(c1d_atomic_file *af) {
+  c1d_status st = C1D_OK;
+  int err = 0;
+  if (ferror(af->f)) err = EIO; /* an earlier fwrite/fprintf failed */
+  if (!err && fflush(af->f) != 0) err = errno;
+  /* fsync so that a crash after rename cannot expose an empty file; EINVAL: not syncable (a pipe). */
+  if (!err && fsync(fileno(af->f)) != 0 && errno != EINVAL) err = errno;
+  if (fclose(af->f) != 0 && !err) err = errno;
+  af->f = NULL;
+  if (!err && rename(af->tmp, af->path) != 0) err = errno;
+  if (err) {
+    st = c1d_fail(C1D_ERR_IO, "%s: write failed: %s", af->path, strerror(err));
+    unlink(af->tmp);
+  }
+  release(af);
+  return st;
+}
+
+void c1d_atomic_abort(c1d_atomic_file *af) {
+  if (af->f) fclose(af->f);
+  if (af->tmp) unlink(af->tmp);
+  release(af);
+}
+
+c1d_status c1d_make_dirs(const char *dir) {
+  c1d_status st = C1D_OK;
+  if (dir[0] == '\0') return c1d_fail(C1D_ERR_IO, "empty directory name");
+  char *p = strdup(dir);
+  if (!p) return c1d_fail(C1D_ERR_NO_MEMORY, "%s: out of memory", dir);
+  /* Create each prefix ending at a '/', then the whole path. */
+  for (char *s = p + 1;; s++) {
+    int end = *s == '\0';
+    if (*s != '/' && !end) continue;
+    *s = '\0';
+    struct stat sb;
+    if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+      st = c1d_fail(C1D_ERR_IO, "cannot create directory %s: %s", p, strerror(errno));
+      goto done;
+    }
+    if (stat(p, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+      st = c1d_fail(C1D_ERR_IO, "%s exists and is not a directory", p);
+      goto done;
+    }
+    if (end) break;
+    *s = '/';
+  }
+done:
+  free(p);
+  return st;
+}
