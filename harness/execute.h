@@ -1,0 +1,61 @@
+/* Running and timing one implementation, on the CPU (monotonic clock around run()) or the GPU (CUDA
+ * events around run() only, L2 flushed before each timed run). Internal to the runner; the GPU half
+ * compiles to stubs that return C1D_ERR_NO_DEVICE in a build without CUDA. */
+#ifndef C1D_EXECUTE_H
+#define C1D_EXECUTE_H
+
+#include "reference/impl.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct c1d_timing {
+  double median_ms, min_ms;
+  int repeats;
+} c1d_timing;
+
+/* Median and minimum of n times (n >= 1); the median of an even count is the mean of the middle two.
+ * Sorts ms in place. */
+void c1d_timing_summarize(double *ms, int n, c1d_timing *t);
+
+/* setup (if any), an optional warm-up run, `repeats` timed runs, teardown. y is NaN-poisoned before
+ * every run, so it holds the last run's output: every element the implementation wrote, NaN elsewhere.
+ * Returns the first failure of setup() or run() (its detail is left in c1d_error_detail), or
+ * C1D_ERR_NO_MEMORY. ex is initialised by the caller and keeps what the implementation reported. */
+c1d_status c1d_execute_cpu(const c1d_impl *impl, const c1d_shape *s, const float *x, const float *w,
+                           const float *b, float *y, int repeats, int warmup, c1d_exec *ex,
+                           c1d_timing *t);
+
+// --- GPU ---------------------------------------------------------------------------------------
+
+/* Device copies of one trial's inputs and a timer; created only when something runs on the GPU. */
+typedef struct c1d_gpu_session c1d_gpu_session;
+
+/* NULL when a CUDA device is usable; else why not (c1d_gpu_unavailable, or "built without CUDA"). */
+const char *c1d_gpu_why_unavailable(void);
+
+/* 1 when this build contains the float64 GPU oracle (gpu/oracle_f64.cu). */
+int c1d_gpu_oracle_built(void);
+
+/* Allocates device x, w, b for shape s and a timer. C1D_ERR_NO_DEVICE, C1D_ERR_DEVICE_MEMORY, ...;
+ * *out is NULL on failure. */
+c1d_status c1d_gpu_session_create(const c1d_shape *s, c1d_gpu_session **out);
+void c1d_gpu_session_destroy(c1d_gpu_session *g); /* NULL does nothing */
+
+/* Copies this trial's inputs to the device (b is NULL iff !s->bias). */
+c1d_status c1d_gpu_session_upload(c1d_gpu_session *g, const float *x, const float *w, const float *b);
+
+/* The float64 GPU oracle on the uploaded inputs, into host y and mag (N*O*L doubles each). */
+c1d_status c1d_gpu_session_oracle(c1d_gpu_session *g, double *y, double *mag);
+
+/* The GPU sequence on the uploaded inputs: device y allocated and poisoned, setup, warm-up, `repeats`
+ * runs each after an L2 flush and a fresh poison, timed by CUDA events around run() only; the last
+ * output is downloaded into y_host; teardown; device y freed. */
+c1d_status c1d_execute_gpu(c1d_gpu_session *g, const c1d_impl *impl, float *y_host, int repeats,
+                           c1d_exec *ex, c1d_timing *t);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,323 @@
+/* The runner's sequence (see runner.h): per trial, inputs -> oracle -> each implementation -> analysis
+ * -> comparison. One output buffer is shared by all implementations; the oracle's y and m stay in
+ * memory for the whole trial, so every analysis step sees the output and its reference together. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "harness/atomic_file.h"
+#include "harness/execute.h"
+#include "harness/npy.h"
+#include "harness/runner.h"
+#include "harness/runner_internal.h"
+#include "numerics/bounds.h"
+
+typedef struct run_ctx {
+  const c1d_run_config *cfg;
+  c1d_run_results *res;
+  const c1d_shape *s;
+  c1d_oracle_choice oracle;
+  float *gx, *gw, *gb;          /* generated inputs (owned); NULL with the caller's tensors */
+  const float *x, *w, *b;       /* this trial's inputs */
+  double *ref, *mag;            /* the oracle's y and m */
+  int64_t *terms_t;
+  float *y;                     /* the output buffer every implementation writes */
+  int cmp_a, cmp_b;             /* --compare: result indices, or -1 */
+  float *keep_a;                /* A's output this trial */
+  double *keep_b;               /* B's output promoted to double */
+  c1d_gpu_session *gpu;
+} run_ctx;
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+// --- progress (stderr, only when the caller asked: convlab asks when stderr is a terminal) ------
+
+static void progress(const run_ctx *c, const char *fmt, ...) {
+  if (!c->cfg->progress) return;
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("\r\033[K", stderr);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fflush(stderr);
+}
+
+static void oracle_progress(double fraction, void *user) {
+  const run_ctx *c = user;
+  progress(c, "oracle (float64, cpu): %3.0f%%", 100.0 * fraction);
+}
+
+// --- the analysis of one output ---------------------------------------------------------------
+
+/* The per-output analysis step: called once per output (implementation, candidate, comparison) while
+ * the output and its reference are both in memory. Today it computes the metrics and histograms.
+ * HOOK: a later per-output step (the explainer's classifier) is one call added at the end, reading v
+ * and writing a new member of c1d_trial_result. */
+static c1d_status analyze_output(const c1d_run_config *cfg, const c1d_output_view *v,
+                                 c1d_trial_result *tr) {
+  c1d_metric_options opt;
+  c1d_metric_options_default(&opt);
+  opt.atol = cfg->atol;
+  opt.rtol = cfg->rtol;
+  opt.lambda = cfg->lambda;
+  opt.mag = v->mag;
+  opt.terms_t = v->terms_t;
+  opt.L = v->s->L;
+  opt.u = v->u;
+  c1d_log_hist_init(&tr->abs_err_hist, cfg->abs_hist_lo, cfg->abs_hist_hi, cfg->abs_hist_bins);
+  c1d_log_hist_init(&tr->bound_ratio_hist, cfg->ratio_hist_lo, cfg->ratio_hist_hi,
+                    cfg->ratio_hist_bins);
+  opt.abs_err_hist = &tr->abs_err_hist;
+  opt.bound_ratio_hist = &tr->bound_ratio_hist;
+  if (c1d_metrics_compute(v->y, v->ref, c1d_y_count(v->s), &opt, &tr->metrics) != 0)
+    return c1d_fail(C1D_ERR_NO_MEMORY, "cannot allocate scratch space for the metrics");
+  return C1D_OK;
+}
+
+static c1d_output_view view_of(const run_ctx *c, const float *y, const c1d_impl *impl) {
+  c1d_output_view v = {c->s, c->x, c->w, c->b, y, c->ref, c->mag, c->terms_t, C1D_U_FP32, impl};
+  return v;
+}
+
+// --- saving outputs ----------------------------------------------------------------------------
+
+/* DIR/<name>.npy for a single trial, DIR/<name>.seed<S>.npy with several. */
+static c1d_status save_output(const run_ctx *c, const char *name, uint64_t seed, const float *y,
+                              const double *y64) {
+  const c1d_shape *s = c->s;
+  char file[160];
+  if (c->cfg->trials == 1)
+    snprintf(file, sizeof file, "%s.npy", name);
+  else
+    snprintf(file, sizeof file, "%s.seed%llu.npy", name, (unsigned long long)seed);
+  char *path = c1d_path_join(c->cfg->save_outputs_dir, file);
+  if (!path) return c1d_fail(C1D_ERR_NO_MEMORY, "out of memory");
+  const int64_t shape[3] = {s->N, s->O, s->L};
+  c1d_status st = y ? c1d_npy_write_f32(path, y, 3, shape) : c1d_npy_write_f64(path, y64, 3, shape);
+  free(path);
+  return st;
+}
+
+// --- one trial ---------------------------------------------------------------------------------
+
+static void start_trial_result(c1d_trial_result *tr, uint64_t seed) {
+  memset(tr, 0, sizeof *tr);
+  tr->seed = seed;
+  tr->used_tf32 = -1;
+  tr->time_median_ms = tr->time_min_ms = tr->gflops = NAN;
+}
+
+/* Keeps the outputs that --compare needs later in this trial. */
+static void keep_for_comparison(run_ctx *c, int index, const float *y) {
+  const int64_t ny = c1d_y_count(c->s);
+  if (index == c->cmp_a) memcpy(c->keep_a, y, (size_t)ny * sizeof *y);
+  if (index == c->cmp_b)
+    for (int64_t i = 0; i < ny; i++) c->keep_b[i] = y[i];
+}
+
+/* Runs implementation i on this trial's inputs. Its own failures are recorded in its result, not
+ * returned; only the analysis and saving can stop the run. */
+static c1d_status run_impl(run_ctx *c, int i, int trial, uint64_t seed) {
+  c1d_impl_result *ir = &c->res->impls[i];
+  c1d_trial_result *tr = &ir->trials[trial];
+  const c1d_impl *impl = ir->impl;
+  const int repeats = c1d_run_default_repeats(c->cfg, impl);
+  const int warmup = c1d_flops(c->s) <= C1D_NO_WARMUP_GFLOP * 1e9;
+  c1d_exec ex = {.used_tf32 = -1};
+  c1d_timing t = {0};
+  c1d_status st;
+  start_trial_result(tr, seed);
+  progress(c, "trial %d/%d: %s (%d runs)", trial + 1, c->cfg->trials, impl->name, repeats);
+  c1d_error_clear();
+  if (impl->backend == C1D_BACKEND_GPU)
+    st = c1d_execute_gpu(c->gpu, impl, c->y, repeats, &ex, &t);
+  else
+    st = c1d_execute_cpu(impl, c->s, c->x, c->w, c->b, c->y, repeats, warmup, &ex, &t);
+  snprintf(tr->algo, sizeof tr->algo, "%s", ex.algo);
+  snprintf(tr->math, sizeof tr->math, "%s", ex.math);
+  tr->used_tf32 = ex.used_tf32;
+  if (st != C1D_OK) {
+    tr->status = st;
+    snprintf(tr->error, sizeof tr->error, "%s",
+             c1d_error_detail()[0] ? c1d_error_detail() : c1d_strerror(st));
+    ir->state = C1D_RESULT_FAILED;
+    return C1D_OK;
+  }
+  tr->repeats = t.repeats;
+  tr->time_median_ms = t.median_ms;
+  tr->time_min_ms = t.min_ms;
+  tr->gflops = c1d_flops(c->s) / (t.median_ms * 1e6);
+  c1d_output_view v = view_of(c, c->y, impl);
+  if ((st = analyze_output(c->cfg, &v, tr)) != C1D_OK) return st;
+  keep_for_comparison(c, i, c->y);
+  if (c->cfg->save_outputs_dir) return save_output(c, impl->name, seed, c->y, NULL);
+  return C1D_OK;
+}
+
+static c1d_status run_candidate(run_ctx *c, int i, int trial, uint64_t seed) {
+  const c1d_candidate *cand = &c->cfg->candidates[i - c->cfg->n_impls];
+  c1d_trial_result *tr = &c->res->impls[i].trials[trial];
+  start_trial_result(tr, seed);
+  c1d_output_view v = view_of(c, cand->y, NULL);
+  c1d_status st = analyze_output(c->cfg, &v, tr);
+  if (st == C1D_OK) keep_for_comparison(c, i, cand->y);
+  return st;
+}
+
+/* Why result i has no output in this trial, or NULL when it has one. */
+static const char *missing_output(const run_ctx *c, int i, int trial) {
+  const c1d_impl_result *ir = &c->res->impls[i];
+  if (ir->state == C1D_RESULT_SKIPPED) return ir->skip_reason;
+  if (ir->trials[trial].status != C1D_OK) return ir->trials[trial].error;
+  return NULL;
+}
+
+/* A against B promoted to double. Each has error <= gamma_n(u)*m against the exact result, so their
+ * difference is within 2*gamma_n(u)*m <= gamma_n(2u)*m: the bounds use 2u (and the probabilistic one
+ * lambda*sqrt(n)*2u*m, conservative for the difference of two independent errors). */
+static c1d_status run_comparison(run_ctx *c, int trial, uint64_t seed) {
+  c1d_comparison *cmp = &c->res->comparisons[0];
+  c1d_trial_result *tr = &cmp->trials[trial];
+  start_trial_result(tr, seed);
+  const int side[2] = {c->cmp_a, c->cmp_b};
+  for (int k = 0; k < 2; k++) {
+    const char *why = missing_output(c, side[k], trial);
+    if (why) {
+      tr->status = C1D_ERR_UNSUPPORTED;
+      snprintf(tr->error, sizeof tr->error, "%.95s has no output: %.390s",
+               c->res->impls[side[k]].name, why);
+      return C1D_OK;
+    }
+  }
+  c1d_output_view v = view_of(c, c->keep_a, NULL);
+  v.ref = c->keep_b;
+  v.u = 2.0 * C1D_U_FP32;
+  return analyze_output(c->cfg, &v, tr);
+}
+
+static c1d_status run_oracle(run_ctx *c, uint64_t seed) {
+  c1d_status st;
+  double t0 = now_ms();
+  c1d_error_clear();
+  if (c->oracle == C1D_ORACLE_GPU) {
+    progress(c, "oracle (float64, gpu)");
+    st = c1d_gpu_session_oracle(c->gpu, c->ref, c->mag);
+  } else {
+    st = c1d_oracle_f64(c->s, c->x, c->w, c->b, c->ref, c->mag, c->cfg->progress ? oracle_progress : NULL,
+                        c);
+  }
+  c->res->oracle_ms += now_ms() - t0;
+  if (st != C1D_OK) {
+    char why[400]; /* a copy: c1d_fail must not format the detail buffer into itself */
+    snprintf(why, sizeof why, "%s", c1d_error_detail()[0] ? c1d_error_detail() : c1d_strerror(st));
+    return c1d_fail(st, "oracle failed: %s", why);
+  }
+  if (c->cfg->save_outputs_dir) return save_output(c, "oracle", seed, NULL, c->ref);
+  return C1D_OK;
+}
+
+static c1d_status run_trial(run_ctx *c, int trial) {
+  const c1d_run_config *cfg = c->cfg;
+  const uint64_t seed = cfg->x ? cfg->seed : cfg->seed + (uint64_t)trial;
+  c1d_status st = C1D_OK;
+  if (!cfg->x) {
+    progress(c, "trial %d/%d: generating inputs", trial + 1, cfg->trials);
+    c1d_generate(c->s, cfg->dist, seed, c->gx, c->gw, c->gb);
+  }
+  if (c->gpu && (st = c1d_gpu_session_upload(c->gpu, c->x, c->w, c->b)) != C1D_OK) return st;
+  if ((st = run_oracle(c, seed)) != C1D_OK) return st;
+  for (int i = 0; i < c->res->n_impls; i++) {
+    if (c->res->impls[i].state == C1D_RESULT_SKIPPED) continue;
+    st = i < cfg->n_impls ? run_impl(c, i, trial, seed) : run_candidate(c, i, trial, seed);
+    if (st != C1D_OK) return st;
+  }
+  if (c->res->n_comparisons) st = run_comparison(c, trial, seed);
+  return st;
+}
+
+// --- the whole run -----------------------------------------------------------------------------
+
+static int needs_gpu(const run_ctx *c) {
+  if (c->oracle == C1D_ORACLE_GPU) return 1;
+  for (int i = 0; i < c->cfg->n_impls; i++)
+    if (c->res->impls[i].state != C1D_RESULT_SKIPPED && c->cfg->impls[i]->backend == C1D_BACKEND_GPU)
+      return 1;
+  return 0;
+}
+
+static c1d_status allocate_buffers(run_ctx *c) {
+  const c1d_run_config *cfg = c->cfg;
+  const c1d_shape *s = c->s;
+  const size_t ny = (size_t)c1d_y_count(s);
+  int failed = 0;
+  if (cfg->x) {
+    c->x = cfg->x;
+    c->w = cfg->w;
+    c->b = cfg->b;
+  } else {
+    c->x = c->gx = malloc((size_t)c1d_x_count(s) * sizeof(float));
+    c->w = c->gw = malloc((size_t)c1d_w_count(s) * sizeof(float));
+    failed |= !c->gx || !c->gw;
+    if (s->bias) {
+      c->b = c->gb = malloc((size_t)c1d_b_count(s) * sizeof(float));
+      failed |= !c->gb;
+    }
+  }
+  c->ref = malloc(ny * sizeof *c->ref);
+  c->mag = malloc(ny * sizeof *c->mag);
+  c->y = malloc(ny * sizeof *c->y);
+  c->terms_t = malloc((size_t)s->L * sizeof *c->terms_t);
+  failed |= !c->ref || !c->mag || !c->y || !c->terms_t;
+  if (c->cmp_a >= 0) {
+    c->keep_a = malloc(ny * sizeof *c->keep_a);
+    c->keep_b = malloc(ny * sizeof *c->keep_b);
+    failed |= !c->keep_a || !c->keep_b;
+  }
+  if (failed)
+    return c1d_fail(C1D_ERR_NO_MEMORY, "cannot allocate %.2f GiB of host buffers",
+                    c1d_run_host_bytes(cfg) / 1073741824.0);
+  for (int64_t t = 0; t < s->L; t++) c->terms_t[t] = c1d_terms_at(s, t);
+  return C1D_OK;
+}
+
+static void release_buffers(run_ctx *c) {
+  free(c->gx);
+  free(c->gw);
+  free(c->gb);
+  free(c->ref);
+  free(c->mag);
+  free(c->y);
+  free(c->terms_t);
+  free(c->keep_a);
+  free(c->keep_b);
+  c1d_gpu_session_destroy(c->gpu);
+}
+
+c1d_status c1d_run(const c1d_run_config *cfg, c1d_run_results *out) {
+  run_ctx c = {.cfg = cfg, .res = out, .s = &cfg->shape, .cmp_a = -1, .cmp_b = -1};
+  c1d_status st;
+  memset(out, 0, sizeof *out);
+  if ((st = c1d_run_check(cfg)) != C1D_OK) return st;
+  if ((st = c1d_run_results_init(cfg, out)) != C1D_OK) goto done;
+  c.oracle = c1d_run_resolve_oracle(cfg);
+  if (cfg->compare_a) {
+    c.cmp_a = c1d_run_find_result(cfg, cfg->compare_a);
+    c.cmp_b = c1d_run_find_result(cfg, cfg->compare_b);
+  }
+  if ((st = allocate_buffers(&c)) != C1D_OK) goto done;
+  if (needs_gpu(&c) && (st = c1d_gpu_session_create(c.s, &c.gpu)) != C1D_OK) goto done;
+  if (cfg->save_outputs_dir && (st = c1d_make_dirs(cfg->save_outputs_dir)) != C1D_OK) goto done;
+  for (int trial = 0; trial < cfg->trials; trial++)
+    if ((st = run_trial(&c, trial)) != C1D_OK) goto done;
+done:
+  progress(&c, "");
+  release_buffers(&c);
+  return st;
+}

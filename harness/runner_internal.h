@@ -1,0 +1,16 @@
+/* Shared between runner.c and runner_setup.c; not part of the runner's public interface. */
+#ifndef C1D_RUNNER_INTERNAL_H
+#define C1D_RUNNER_INTERNAL_H
+
+#include "harness/runner.h"
+
+/* Timed runs for impl under cfg: cfg->repeats, or the backend's default for this shape. */
+int c1d_run_default_repeats(const c1d_run_config *cfg, const c1d_impl *impl);
+
+/* Index of the implementation or candidate called name in the results table, or -1. */
+int c1d_run_find_result(const c1d_run_config *cfg, const char *name);
+
+/* Names, skip decisions and trial arrays of r for cfg. C1D_ERR_NO_MEMORY; r is freed by the caller. */
+c1d_status c1d_run_results_init(const c1d_run_config *cfg, c1d_run_results *r);
+
+#endif

@@ -1,0 +1,199 @@
+/* The runner's preparation: configuration defaults, the checks made before anything is allocated
+ * (shape, counts, names, memory), the choice of oracle, and the result tables. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness/execute.h"
+#include "harness/registry.h"
+#include "harness/runner.h"
+#include "harness/runner_internal.h"
+#include "numerics/bounds.h"
+
+void c1d_run_config_default(c1d_run_config *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  cfg->shape = c1d_headline_shape();
+  cfg->dist = C1D_DIST_NORMAL;
+  cfg->trials = 1;
+  cfg->atol = C1D_DEFAULT_ATOL;
+  cfg->rtol = C1D_DEFAULT_RTOL;
+  cfg->lambda = C1D_DEFAULT_LAMBDA;
+  cfg->oracle = C1D_ORACLE_AUTO;
+  /* float32 errors of O(1) outputs live between 1e-9 and 1e-2; TF32 and real bugs go above. Four bins
+   * per decade; values outside the range are counted as below/above, never lost. */
+  cfg->abs_hist_lo = -12.0;
+  cfg->abs_hist_hi = 2.0;
+  cfg->abs_hist_bins = 56;
+  /* Errors over the deterministic bound: usually 1e-4..1e-1 of it; > 1 is beyond the bound. */
+  cfg->ratio_hist_lo = -6.0;
+  cfg->ratio_hist_hi = 3.0;
+  cfg->ratio_hist_bins = 36;
+}
+
+double c1d_physical_memory(void) {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  return pages > 0 && page > 0 ? (double)pages * (double)page : 0.0;
+}
+
+int c1d_run_default_repeats(const c1d_run_config *cfg, const c1d_impl *impl) {
+  if (cfg->repeats > 0) return cfg->repeats;
+  if (impl->backend == C1D_BACKEND_GPU) return C1D_REPEATS_GPU;
+  return c1d_flops(&cfg->shape) > C1D_NO_WARMUP_GFLOP * 1e9 ? C1D_REPEATS_CPU_LARGE : C1D_REPEATS_CPU;
+}
+
+c1d_oracle_choice c1d_run_resolve_oracle(const c1d_run_config *cfg) {
+  if (cfg->oracle != C1D_ORACLE_AUTO) return cfg->oracle;
+  if (c1d_gpu_oracle_built() && c1d_gpu_why_unavailable() == NULL &&
+      c1d_flops(&cfg->shape) >= C1D_GPU_ORACLE_MIN_GFLOP * 1e9)
+    return C1D_ORACLE_GPU;
+  return C1D_ORACLE_CPU;
+}
+
+/* Where the names of --compare point: an index into the results (impls, then candidates), or -1. */
+int c1d_run_find_result(const c1d_run_config *cfg, const char *name) {
+  for (int i = 0; i < cfg->n_impls; i++)
+    if (strcmp(cfg->impls[i]->name, name) == 0) return i;
+  for (int i = 0; i < cfg->n_candidates; i++)
+    if (strcmp(cfg->candidates[i].name, name) == 0) return cfg->n_impls + i;
+  return -1;
+}
+
+double c1d_run_host_bytes(const c1d_run_config *cfg) {
+  const c1d_shape *s = &cfg->shape;
+  const double nx = (double)c1d_x_count(s), nw = (double)c1d_w_count(s), nb = (double)c1d_b_count(s);
+  const double ny = (double)c1d_y_count(s);
+  double bytes = 4.0 * (nx + nw + nb);         /* the inputs, generated or the caller's */
+  bytes += 16.0 * ny;                          /* the oracle's y and m, in double */
+  bytes += 4.0 * ny;                           /* the output buffer the implementations share */
+  bytes += 8.0 * (double)s->L;                 /* terms per position */
+  bytes += 4.0 * ny * cfg->n_candidates;       /* the caller's candidate outputs */
+  if (cfg->compare_a) bytes += 12.0 * ny;      /* A's output, and B's promoted to double */
+  bytes += 4.0 * (nx + nw);                    /* room for an implementation's copy of its inputs */
+  if (c1d_run_resolve_oracle(cfg) == C1D_ORACLE_CPU) /* the CPU oracle's padded double operands */
+    bytes += 16.0 * ((double)s->N * (double)s->C * (double)(s->L + c1d_pad(s)) + nw);
+  return bytes;
+}
+
+static int finite_nonneg(double v) { return isfinite(v) && v >= 0.0; }
+
+c1d_status c1d_run_check(const c1d_run_config *cfg) {
+  c1d_status st = c1d_shape_validate(&cfg->shape);
+  if (st != C1D_OK) return st;
+  if (cfg->trials < 1) return c1d_fail(C1D_ERR_USAGE, "trials must be at least 1 (got %d)", cfg->trials);
+  if (cfg->x && cfg->trials != 1)
+    return c1d_fail(C1D_ERR_USAGE, "inputs from files make one trial (got %d trials)", cfg->trials);
+  if (cfg->x && (!cfg->w || (cfg->shape.bias && !cfg->b) || (!cfg->shape.bias && cfg->b)))
+    return c1d_fail(C1D_ERR_USAGE, "caller inputs need x and w, and b exactly when the shape has bias");
+  if (cfg->n_candidates > 0 && cfg->trials != 1)
+    return c1d_fail(C1D_ERR_USAGE, "a candidate output belongs to one set of inputs (got %d trials)",
+                    cfg->trials);
+  if (cfg->repeats < 0) return c1d_fail(C1D_ERR_USAGE, "repeats must be >= 0 (got %d)", cfg->repeats);
+  if (!finite_nonneg(cfg->atol) || !finite_nonneg(cfg->rtol))
+    return c1d_fail(C1D_ERR_USAGE, "atol and rtol must be finite and >= 0");
+  if (!(cfg->lambda > 0.0) || !isfinite(cfg->lambda))
+    return c1d_fail(C1D_ERR_USAGE, "lambda must be finite and > 0");
+  if (cfg->n_impls + cfg->n_candidates < 1) return c1d_fail(C1D_ERR_USAGE, "nothing to run");
+  for (int i = 0; i < cfg->n_impls; i++)
+    if (!cfg->impls[i] || !cfg->impls[i]->name || !cfg->impls[i]->run)
+      return c1d_fail(C1D_ERR_INTERNAL, "implementation %d has no name or run()", i);
+  for (int i = 0; i < cfg->n_candidates; i++)
+    if (!cfg->candidates[i].name || !cfg->candidates[i].y)
+      return c1d_fail(C1D_ERR_INTERNAL, "candidate %d has no name or data", i);
+  if (!cfg->compare_a != !cfg->compare_b)
+    return c1d_fail(C1D_ERR_USAGE, "a comparison needs two names");
+  if (cfg->compare_a) {
+    const char *names[2] = {cfg->compare_a, cfg->compare_b};
+    for (int i = 0; i < 2; i++)
+      if (c1d_run_find_result(cfg, names[i]) < 0)
+        return c1d_fail(C1D_ERR_USAGE, "--compare names '%s', which is not being run", names[i]);
+    if (strcmp(cfg->compare_a, cfg->compare_b) == 0)
+      return c1d_fail(C1D_ERR_USAGE, "--compare needs two different implementations");
+  }
+  if (cfg->oracle == C1D_ORACLE_GPU) {
+    if (!c1d_gpu_oracle_built())
+      return c1d_fail(C1D_ERR_NO_DEVICE, "this build has no GPU oracle (gpu/oracle_f64.cu)");
+    const char *why = c1d_gpu_why_unavailable();
+    if (why) return c1d_fail(C1D_ERR_NO_DEVICE, "the GPU oracle cannot run: %s", why);
+  }
+  double need = c1d_run_host_bytes(cfg), have = c1d_physical_memory();
+  if (have > 0.0 && need > have)
+    return c1d_fail(C1D_ERR_NO_MEMORY,
+                    "this run needs about %.1f GiB of host memory; the machine has %.1f GiB",
+                    need / 1073741824.0, have / 1073741824.0);
+  return C1D_OK;
+}
+
+// --- result tables -----------------------------------------------------------------------------
+
+static void copy_text(char *dst, size_t size, const char *src) { snprintf(dst, size, "%s", src ? src : ""); }
+
+/* Fills r's names and skip decisions for cfg and allocates the trials of everything that will run. */
+c1d_status c1d_run_results_init(const c1d_run_config *cfg, c1d_run_results *r) {
+  r->shape = cfg->shape;
+  r->flops = c1d_flops(&cfg->shape);
+  r->from_files = cfg->x != NULL;
+  r->dist = cfg->dist;
+  r->seed = cfg->seed;
+  r->trials = cfg->trials;
+  r->atol = cfg->atol;
+  r->rtol = cfg->rtol;
+  r->lambda = cfg->lambda;
+  r->oracle = c1d_run_resolve_oracle(cfg) == C1D_ORACLE_GPU ? "gpu" : "cpu";
+  r->n_impls = cfg->n_impls + cfg->n_candidates;
+  r->impls = calloc((size_t)r->n_impls, sizeof *r->impls);
+  if (!r->impls) return c1d_fail(C1D_ERR_NO_MEMORY, "cannot allocate the result table");
+  for (int i = 0; i < r->n_impls; i++) {
+    c1d_impl_result *ir = &r->impls[i];
+    if (i < cfg->n_impls) {
+      const c1d_impl *impl = cfg->impls[i];
+      ir->impl = impl;
+      copy_text(ir->name, sizeof ir->name, impl->name);
+      ir->backend = impl->backend == C1D_BACKEND_GPU ? "gpu" : "cpu";
+      ir->precision = c1d_precision_name(impl->precision);
+      ir->summary = impl->summary ? impl->summary : "";
+      const char *why = c1d_impl_unavailable(impl);
+      if (!why && impl->supported) why = impl->supported(&cfg->shape);
+      if (why) {
+        ir->state = C1D_RESULT_SKIPPED;
+        copy_text(ir->skip_reason, sizeof ir->skip_reason, why);
+        continue;
+      }
+    } else {
+      copy_text(ir->name, sizeof ir->name, cfg->candidates[i - cfg->n_impls].name);
+      ir->backend = "file";
+      ir->precision = "fp32";
+      ir->summary = "an output supplied by the user (--y), scored like an implementation";
+    }
+    ir->n_trials = cfg->trials;
+    ir->trials = calloc((size_t)cfg->trials, sizeof *ir->trials);
+    if (!ir->trials) return c1d_fail(C1D_ERR_NO_MEMORY, "cannot allocate the result table");
+  }
+  if (cfg->compare_a) {
+    r->comparisons = calloc(1, sizeof *r->comparisons);
+    if (!r->comparisons) return c1d_fail(C1D_ERR_NO_MEMORY, "cannot allocate the comparison");
+    r->n_comparisons = 1;
+    copy_text(r->comparisons->a, sizeof r->comparisons->a, cfg->compare_a);
+    copy_text(r->comparisons->b, sizeof r->comparisons->b, cfg->compare_b);
+    r->comparisons->n_trials = cfg->trials;
+    r->comparisons->trials = calloc((size_t)cfg->trials, sizeof *r->comparisons->trials);
+    if (!r->comparisons->trials) return c1d_fail(C1D_ERR_NO_MEMORY, "cannot allocate the comparison");
+  }
+  return C1D_OK;
+}
+
+void c1d_run_results_free(c1d_run_results *r) {
+  if (!r) return;
+  for (int i = 0; i < r->n_impls && r->impls; i++) free(r->impls[i].trials);
+  free(r->impls);
+  for (int i = 0; i < r->n_comparisons && r->comparisons; i++) free(r->comparisons[i].trials);
+  free(r->comparisons);
+  memset(r, 0, sizeof *r);
+}
+
+int c1d_run_any_failed(const c1d_run_results *r) {
+  for (int i = 0; i < r->n_impls; i++)
+    if (r->impls[i].state == C1D_RESULT_FAILED) return 1;
+  return 0;
+}

@@ -1,0 +1,369 @@
+/* The runner, driven with test-local implementations: poisoning exposes elements an implementation never
+ * writes; metrics of a known candidate come out as constructed; skips, failures, trials, caller tensors,
+ * comparisons, saved outputs and the checks made before anything is allocated. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/execute.h"
+#include "harness/npy.h"
+#include "harness/registry.h"
+#include "harness/runner.h"
+#include "reference/oracle.h"
+
+extern const c1d_impl c1d_cpu_naive, c1d_cpu_tap_partial, c1d_cpu_kahan, c1d_cpu_tf32_inputs;
+
+static const c1d_shape small = {.N = 2, .C = 5, .O = 3, .L = 40, .K = 3, .D = 2, .bias = 1};
+
+// --- test-local implementations ----------------------------------------------------------------
+
+/* Writes every element except the last position of each row (a classic off-by-one). */
+static c1d_status skip_last_run(const c1d_shape *s, const float *x, const float *w, const float *b,
+                                float *y, c1d_exec *ex) {
+  float *full = malloc((size_t)c1d_y_count(s) * sizeof *full);
+  if (!full) return c1d_fail(C1D_ERR_NO_MEMORY, "test");
+  c1d_status st = c1d_cpu_naive.run(s, x, w, b, full, ex);
+  for (int64_t i = 0; i < c1d_y_count(s); i++)
+    if (i % s->L != s->L - 1) y[i] = full[i];
+  free(full);
+  return st;
+}
+static const c1d_impl skip_last = {.name = "skip_last", .summary = "misses t = L-1",
+                                   .backend = C1D_BACKEND_CPU, .precision = C1D_PREC_WRONG,
+                                   .run = skip_last_run};
+
+/* The oracle rounded to float32, with 1e-3 added at element 7. */
+#define OFFSET_INDEX 7
+static c1d_status offset_run(const c1d_shape *s, const float *x, const float *w, const float *b,
+                             float *y, c1d_exec *ex) {
+  double *exact = malloc((size_t)c1d_y_count(s) * sizeof *exact);
+  if (!exact) return c1d_fail(C1D_ERR_NO_MEMORY, "test");
+  c1d_oracle_direct(s, x, w, b, exact);
+  for (int64_t i = 0; i < c1d_y_count(s); i++) y[i] = (float)exact[i];
+  y[OFFSET_INDEX] += 1e-3f;
+  snprintf(ex->algo, sizeof ex->algo, "rounded oracle");
+  ex->used_tf32 = 0;
+  free(exact);
+  return C1D_OK;
+}
+static const c1d_impl offset = {.name = "offset", .summary = "rounded oracle, one element off",
+                                .backend = C1D_BACKEND_CPU, .precision = C1D_PREC_FP32,
+                                .run = offset_run};
+
+static const char *needs_k1(const c1d_shape *s) { return s->K == 1 ? NULL : "needs K == 1"; }
+static const c1d_impl picky = {.name = "picky", .summary = "K == 1 only", .backend = C1D_BACKEND_CPU,
+                               .precision = C1D_PREC_FP32, .supported = needs_k1,
+                               .run = offset_run};
+
+static c1d_status failing_run(const c1d_shape *s, const float *x, const float *w, const float *b,
+                              float *y, c1d_exec *ex) {
+  return c1d_fail(C1D_ERR_INTERNAL, "deliberate failure 42");
+}
+static const c1d_impl failing = {.name = "failing", .summary = "always fails",
+                                 .backend = C1D_BACKEND_CPU, .precision = C1D_PREC_FP32,
+                                 .run = failing_run};
+
+static c1d_status fake_gpu_run(const c1d_shape *s, const float *x, const float *w, const float *b,
+                               float *y, c1d_exec *ex) {
+  return c1d_fail(C1D_ERR_CUDA, "fake GPU implementation");
+}
+static const c1d_impl fake_gpu = {.name = "fake_gpu", .summary = "a GPU descriptor",
+                                  .backend = C1D_BACKEND_GPU, .precision = C1D_PREC_FP32,
+                                  .run = fake_gpu_run};
+
+static int setups, runs, teardowns;
+static c1d_status counted_setup(const c1d_shape *s, c1d_exec *ex) {
+  setups++;
+  return C1D_OK;
+}
+static void counted_teardown(c1d_exec *ex) { teardowns++; }
+static c1d_status counted_run(const c1d_shape *s, const float *x, const float *w, const float *b,
+                              float *y, c1d_exec *ex) {
+  runs++;
+  return c1d_cpu_naive.run(s, x, w, b, y, ex);
+}
+static const c1d_impl counted = {.name = "counted", .summary = "naive, counting calls",
+                                 .backend = C1D_BACKEND_CPU, .precision = C1D_PREC_FP32,
+                                 .setup = counted_setup, .teardown = counted_teardown,
+                                 .run = counted_run};
+
+static const c1d_impl naive_again = {.name = "naive_again", .summary = "naive under another name",
+                                     .backend = C1D_BACKEND_CPU, .precision = C1D_PREC_FP32,
+                                     .run = counted_run};
+
+// --- helpers -----------------------------------------------------------------------------------
+
+static c1d_run_config config_for(const c1d_impl *const *impls, int n) {
+  c1d_run_config cfg;
+  c1d_run_config_default(&cfg);
+  cfg.shape = small;
+  cfg.impls = impls;
+  cfg.n_impls = n;
+  cfg.oracle = C1D_ORACLE_CPU;
+  cfg.repeats = 2;
+  return cfg;
+}
+
+static const c1d_impl_result *find(const c1d_run_results *r, const char *name) {
+  for (int i = 0; i < r->n_impls; i++)
+    if (strcmp(r->impls[i].name, name) == 0) return &r->impls[i];
+  cr_assert_fail("no result named %s", name);
+  return NULL;
+}
+
+// --- poisoning and metrics ---------------------------------------------------------------------
+
+Test(runner, poisoning_exposes_every_element_an_implementation_never_writes) {
+  const c1d_impl *impls[] = {&skip_last};
+  c1d_run_config cfg = config_for(impls, 1);
+  c1d_run_results r;
+  cr_assert_eq(c1d_run(&cfg, &r), C1D_OK, "%s", c1d_error_detail());
+  const c1d_metrics *m = &r.impls[0].trials[0].metrics;
+  cr_expect_eq(r.impls[0].state, C1D_RESULT_RAN);
+  cr_expect_eq(m->nonfinite, small.N * small.O, "one unwritten element per row");
+  cr_expect_eq(m->first_nonfinite, small.L - 1);
+  cr_expect_eq(m->fail_default, small.N * small.O, "an unwritten element never passes allclose");
+  cr_expect(isinf(m->ulp_max));
+  c1d_run_results_free(&r);
+}
+
+Test(runner, measures_a_known_candidate_as_constructed) {
+  const c1d_impl *impls[] = {&offset};
+  c1d_run_config cfg = config_for(impls, 1);
+  c1d_run_results r;
+  cr_assert_eq(c1d_run(&cfg, &r), C1D_OK, "%s", c1d_error_detail());
+  const c1d_trial_result *t = &r.impls[0].trials[0];
+  const c1d_metrics *m = &t->metrics;
+  /* The expected error: recompute the exact value and the offset element's float32. */
+  float x[2 * 5 * 40], w[3 * 5 * 3], b[3];
+  double exact[2 * 3 * 40];
+  c1d_generate(&small, C1D_DIST_NORMAL, 0, x, w, b);
+  c1d_oracle_direct(&small, x, w, b, exact);
+  const double want = fabs((double)((float)exact[OFFSET_INDEX] + 1e-3f) - exact[OFFSET_INDEX]);
+  cr_expect_eq(m->count, c1d_y_count(&small));
+  cr_expect_eq(m->argmax_abs, OFFSET_INDEX);
+  cr_expect_eq(m->max_abs, want);
+  cr_expect_eq(m->fail_default, 1);
+  cr_expect_eq(m->nonfinite, 0);
+  cr_expect_eq(m->ulp_p50, 0.0, "all but one element is the correctly rounded result");
+  cr_expect_eq(m->beyond_det, 1);
+  cr_expect_str_eq(t->algo, "rounded oracle", "what the implementation reports in c1d_exec is kept");
+  cr_expect_eq(t->used_tf32, 0);
+  cr_expect_eq(t->repeats, 2);
+  cr_expect(t->time_min_ms <= t->time_median_ms && t->gflops > 0.0);
+  cr_expect_eq(c1d_log_hist_total(&t->abs_err_hist), m->count, "the histogram counts every element");
+  c1d_run_results_free(&r);
+}
+
+Test(runner, finds_every_cpu_implementation_exact_on_integer_inputs) {
+  const c1d_impl *impls[] = {&c1d_cpu_naive, &c1d_cpu_tap_partial, &c1d_cpu_kahan, &c1d_cpu_tf32_inputs};
+  c1d_run_config cfg = config_for(impls, 4);
+  cfg.dist = C1D_DIST_INTEGER;
+  c1d_run_results r;
+  cr_assert_eq(c1d_run(&cfg, &r), C1D_OK, "%s", c1d_error_detail());
+  for (int i = 0; i < 4; i++) {
+    cr_expect_eq(r.impls[i].state, C1D_RESULT_RAN);
+    cr_expect_eq(r.impls[i].trials[0].metrics.max_abs, 0.0, "%s", r.impls[i].name);
+  }
+  c1d_run_results_free(&r);
+}
+
+// --- skips and failures ------------------------------------------------------------------------
+
+Test(runner, reports_unsupported_and_unavailable_implementations_as_skipped_with_the_reason) {
+  const c1d_impl *impls[] = {&picky, &fake_gpu, &c1d_cpu_naive};
+  c1d_run_config cfg = config_for(impls, 3);
+  c1d_run_results r;
+  cr_assert_eq(c1d_run(&cfg, &r), C1D_OK, "%s", c1d_error_detail());
+  cr_expect_eq(r.impls[0].state, C1D_RESULT_SKIPPED);
+  cr_expect_str_eq(r.impls[0].skip_reason, "needs K == 1");
+  cr_expect_eq(r.impls[0].n_trials, 0);
+  const char *why = c1d_impl_unavailable(&fake_gpu);
+  if (why) {
+    cr_expect_eq(r.impls[1].state, C1D_RESULT_SKIPPED);
+    cr_expect_str_eq(r.impls[1].skip_reason, why);
+  } else { /* a machine with a GPU runs it, and it fails as written */
+    cr_expect_eq(r.impls[1].state, C1D_RESULT_FAILED);
+  }
+  cr_expect_eq(r.impls[2].state, C1D_RESULT_RAN);
+  c1d_run_results_free(&r);
+}
+
+Test(runner, records_a_failing_implementation_and_runs_the_others) {
+  const c1d_impl *impls[] = {&failing, &c1d_cpu_naive};
+  c1d_run_config cfg = config_for(impls, 2);
+  c1d_run_results r;
+  cr_assert_eq(c1d_run(&cfg, &r), C1D_OK, "a failing implementation does not fail the run");
+  cr_expect_eq(r.impls[0].state, C1D_RESULT_FAILED);
+  cr_expect_eq(r.impls[0].trials[0].status, C1D_ERR_INTERNAL);
+  cr_expect_str_eq(r.impls[0].trials[0].error, "deliberate failure 42");
+  cr_expect_eq(r.impls[1].state, C1D_RESULT_RAN);
+  cr_expect(c1d_run_any_failed(&r));
+  c1d_run_results_free(&r);
+}
+
+Test(runner, sets_up_warms_up_times_and_tears_down_once_per_trial) {
+  const c1d_impl *impls[] = {&counted};
+  c1d_run_config cfg = config_for(impls, 1);
+  cfg.trials = 2;
+  cfg.repeats = 3;
+  c1d_run_results r;
+  setups = runs = teardowns = 0;
+  cr_assert_eq(c1d_run(&cfg, &r), C1D_OK);
+  cr_expect_eq(setups, 2);
+  cr_expect_eq(teardowns, 2);
+  cr_expect_eq(runs, 2 * (1 + 3), "a warm-up and three timed runs per trial");
+  c1d_run_results_free(&r);
+}
+
+// --- trials, caller tensors, comparisons -------------------------------------------------------
+
+Test(runner, gives_trial_i_the_seed_plus_i) {
+  const c1d_impl *impls[] = {&c1d_cpu_naive};
+  c1d_run_config cfg = config_for(impls, 1);
+  cfg.trials = 3;
+  cfg.seed = 10;
+  c1d_run_results r;
+  cr_assert_eq(c1d_run(&cfg, &r), C1D_OK);
+  for (int t = 0; t < 3; t++) cr_expect_eq(r.impls[0].trials[t].seed, 10u + (unsigned)t);
+  cr_expect_neq(r.impls[0].trials[0].metrics.max_abs, r.impls[0].trials[1].metrics.max_abs,
+                "fresh inputs per trial");
+  c1d_run_results_free(&r);
+}
+
+Test(runner, scores_a_candidate_on_the_callers_tensors_without_timing_it) {
+  float x[2 * 5 * 40], w[3 * 5 * 3], b[3], y[2 * 3 * 40];
+  double exact[2 * 3 * 40];
+  c1d_generate(&small, C1D_DIST_UNIFORM, 99, x, w, b);
+  c1d_oracle_direct(&small, x, w, b, exact);
+  for (int i = 0; i < 2 * 3 * 40; i++) y[i] = (float)exact[i];
+  const c1d_candidate cand = {"file:y.npy", y};
+  const c1d_impl *impls[] = {&c1d_cpu_naive};
+  c1d_run_config cfg = config_for(impls, 1);
+  cfg.x = x;
+  cfg.w = w;
+  cfg.b = b;
+  cfg.candidates = &cand;
+  cfg.n_candidates = 1;
+  c1d_run_results r;
+  cr_assert_eq(c1d_run(&cfg, &r), C1D_OK, "%s", c1d_error_detail());
+  cr_expect(r.from_files);
+  const c1d_impl_result *c = find(&r, "file:y.npy");
+  cr_expect_str_eq(c->backend, "file");
+  cr_expect_eq(c->trials[0].metrics.ulp_max, 0.0);
+  cr_expect_eq(c->trials[0].repeats, 0);
+  cr_expect(isnan(c->trials[0].time_median_ms));
+  c1d_run_results_free(&r);
+}
+
+Test(runner, compares_two_implementations_with_the_second_as_reference) {
+  const c1d_impl *impls[] = {&c1d_cpu_naive, &naive_again, &c1d_cpu_kahan};
+  c1d_run_config cfg = config_for(impls, 3);
+  cfg.compare_a = "naive";
+  cfg.compare_b = "naive_again";
+  c1d_run_results r;
+  cr_assert_eq(c1d_run(&cfg, &r), C1D_OK, "%s", c1d_error_detail());
+  cr_assert_eq(r.n_comparisons, 1);
+  const c1d_trial_result *t = &r.comparisons[0].trials[0];
+  cr_expect_eq(t->status, C1D_OK);
+  cr_expect_eq(t->metrics.max_abs, 0.0, "the same order gives the same bits");
+  cr_expect_eq(t->metrics.count, c1d_y_count(&small));
+  c1d_run_results_free(&r);
+  cfg.compare_b = "kahan";
+  cr_assert_eq(c1d_run(&cfg, &r), C1D_OK);
+  cr_expect_gt(r.comparisons[0].trials[0].metrics.max_abs, 0.0);
+  cr_expect_eq(r.comparisons[0].trials[0].metrics.beyond_det, 0, "two fp32 orders stay within 2u bounds");
+  c1d_run_results_free(&r);
+}
+
+Test(runner, explains_a_comparison_whose_side_was_skipped) {
+  const c1d_impl *impls[] = {&c1d_cpu_naive, &picky};
+  c1d_run_config cfg = config_for(impls, 2);
+  cfg.compare_a = "naive";
+  cfg.compare_b = "picky";
+  c1d_run_results r;
+  cr_assert_eq(c1d_run(&cfg, &r), C1D_OK);
+  cr_expect_neq(r.comparisons[0].trials[0].status, C1D_OK);
+  cr_expect(strstr(r.comparisons[0].trials[0].error, "picky has no output: needs K == 1") != NULL,
+            "%s", r.comparisons[0].trials[0].error);
+  c1d_run_results_free(&r);
+}
+
+Test(runner, saves_each_output_and_the_oracle_as_npy) {
+  char dir[] = "/tmp/c1d_runner_XXXXXX", path[128];
+  cr_assert_not_null(mkdtemp(dir));
+  const c1d_impl *impls[] = {&c1d_cpu_naive};
+  c1d_run_config cfg = config_for(impls, 1);
+  snprintf(path, sizeof path, "%s/sub", dir);
+  cfg.save_outputs_dir = path;
+  c1d_run_results r;
+  cr_assert_eq(c1d_run(&cfg, &r), C1D_OK, "%s", c1d_error_detail());
+  c1d_run_results_free(&r);
+  float *y = NULL;
+  double *ref = NULL;
+  c1d_npy_header h;
+  snprintf(path, sizeof path, "%s/sub/naive.npy", dir);
+  cr_assert_eq(c1d_npy_read_f32(path, 0, &y, &h, NULL), C1D_OK, "%s", c1d_error_detail());
+  cr_expect_eq(h.ndim, 3);
+  cr_expect_eq(h.shape[2], small.L);
+  snprintf(path, sizeof path, "%s/sub/oracle.npy", dir);
+  cr_assert_eq(c1d_npy_read_f64(path, &ref, &h), C1D_OK);
+  cr_expect_eq(h.dtype, C1D_NPY_F8);
+  float x[2 * 5 * 40], w[3 * 5 * 3], b[3];
+  double exact[2 * 3 * 40];
+  c1d_generate(&small, C1D_DIST_NORMAL, 0, x, w, b);
+  c1d_oracle_direct(&small, x, w, b, exact);
+  for (int i = 0; i < 2 * 3 * 40; i++) cr_expect(fabs(ref[i] - exact[i]) <= 1e-12 * (1 + fabs(exact[i])));
+  free(y);
+  free(ref);
+  snprintf(path, sizeof path, "rm -rf '%s'", dir);
+  cr_expect_eq(system(path), 0);
+}
+
+// --- checks before anything is allocated -------------------------------------------------------
+
+Test(runner, refuses_bad_configurations_before_allocating) {
+  const c1d_impl *impls[] = {&c1d_cpu_naive};
+  c1d_run_config cfg = config_for(impls, 1);
+  c1d_run_results r;
+  cfg.shape.C = 0;
+  cr_expect_eq(c1d_run(&cfg, &r), C1D_ERR_INVALID_SHAPE);
+  cfg = config_for(impls, 1);
+  cfg.trials = 0;
+  cr_expect_eq(c1d_run(&cfg, &r), C1D_ERR_USAGE);
+  cfg = config_for(impls, 1);
+  cfg.compare_a = "naive";
+  cfg.compare_b = "nowhere";
+  cr_expect_eq(c1d_run(&cfg, &r), C1D_ERR_USAGE);
+  cr_expect(strstr(c1d_error_detail(), "nowhere") != NULL);
+  cfg = config_for(impls, 1);
+  cfg.atol = -1.0;
+  cr_expect_eq(c1d_run(&cfg, &r), C1D_ERR_USAGE);
+  c1d_run_results_free(&r);
+}
+
+Test(runner, refuses_a_shape_larger_than_physical_memory_with_a_clear_message) {
+  const c1d_impl *impls[] = {&c1d_cpu_naive};
+  c1d_run_config cfg = config_for(impls, 1);
+  cfg.shape = (c1d_shape){.N = 1024, .C = 1024, .O = 1024, .L = 1000000, .K = 4, .D = 1};
+  cr_assert_eq(c1d_shape_validate(&cfg.shape), C1D_OK, "the shape itself is valid");
+  c1d_run_results r;
+  cr_expect_eq(c1d_run(&cfg, &r), C1D_ERR_NO_MEMORY);
+  cr_expect(strstr(c1d_error_detail(), "GiB of host memory") != NULL, "%s", c1d_error_detail());
+  c1d_run_results_free(&r);
+}
+
+Test(runner, refuses_the_gpu_oracle_where_it_cannot_run) {
+  if (c1d_gpu_oracle_built() && !c1d_gpu_why_unavailable())
+    cr_skip_test("this machine can run the GPU oracle");
+  const c1d_impl *impls[] = {&c1d_cpu_naive};
+  c1d_run_config cfg = config_for(impls, 1);
+  cfg.oracle = C1D_ORACLE_GPU;
+  c1d_run_results r;
+  cr_expect_eq(c1d_run(&cfg, &r), C1D_ERR_NO_DEVICE);
+  cr_expect_eq(c1d_run_resolve_oracle(&(c1d_run_config){.shape = small, .oracle = C1D_ORACLE_AUTO}),
+               C1D_ORACLE_CPU);
+  c1d_run_results_free(&r);
+}
