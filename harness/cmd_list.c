@@ -1,0 +1,48 @@
+/* convlab list: every implementation with its backend, precision, whether it can run here, and its
+ * accumulation-order summary. Mutants (the explainer's bug zoo) only with --mutants. */
+#include <stdio.h>
+#include <string.h>
+
+#include "harness/cli.h"
+#include "harness/commands.h"
+#include "harness/registry.h"
+#include "reference/status.h"
+
+int c1d_cmd_error(const char *cmd, int status) {
+  const char *detail = c1d_error_detail()[0] ? c1d_error_detail() : c1d_strerror((c1d_status)status);
+  if (status == C1D_ERR_USAGE) {
+    fprintf(stderr, "convlab %s: %s (see convlab %s --help)\n", cmd, detail, cmd);
+    return C1D_EXIT_USAGE;
+  }
+  fprintf(stderr, "convlab %s: %s\n", cmd, detail);
+  return C1D_EXIT_FAILURE;
+}
+
+int c1d_cmd_list(int argc, char **argv) {
+  int mutants = 0, help = 0, n = 0;
+  c1d_option opts[] = {
+      {"--mutants", C1D_OPT_FLAG, &mutants, 0, 0, NULL, "also list the deliberately wrong implementations", 0},
+  };
+  const int n_opts = (int)(sizeof opts / sizeof opts[0]);
+  c1d_status st = c1d_cli_parse(opts, n_opts, argc, argv, &help);
+  if (st != C1D_OK) return c1d_cmd_error("list", st);
+  if (help) {
+    c1d_cli_help(stdout, "convlab list [--mutants]",
+                 "Lists every implementation: backend, precision class, whether it can run on this\n"
+                 "machine (and why not), and its precision and accumulation order.",
+                 opts, n_opts);
+    return C1D_EXIT_OK;
+  }
+  const c1d_impl *const *table = c1d_registry(&n);
+  /* Two lines each: what it is and whether it runs here, then its summary (the order of its sums). */
+  printf("%-18s %-7s %-16s %s\n", "name", "backend", "precision", "runs here");
+  for (int i = 0; i < n; i++) {
+    const c1d_impl *impl = table[i];
+    if (impl->mutant && !mutants) continue;
+    const char *why = c1d_impl_unavailable(impl);
+    printf("%-18s %-7s %-16s %s%s\n", impl->name, impl->backend == C1D_BACKEND_GPU ? "gpu" : "cpu",
+           c1d_precision_name(impl->precision), why ? "no: " : "yes", why ? why : "");
+    printf("    %s%s\n", impl->summary ? impl->summary : "", impl->mutant ? " [mutant]" : "");
+  }
+  return C1D_EXIT_OK;
+}

@@ -1,0 +1,333 @@
+/* convlab run: parse the flags into a c1d_run_config (shape from flags or from .npy files, the
+ * implementations by name), run it, and print or write the reports. Every decision that can be made
+ * before the run is made before the run: bad flags, conflicts, shapes and memory are refused without
+ * allocating anything, and reports under --out appear only when the run completed. */
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness/cli.h"
+#include "harness/commands.h"
+#include "harness/execute.h"
+#include "harness/input_files.h"
+#include "harness/registry.h"
+#include "harness/report_files.h"
+#include "harness/runner.h"
+#include "numerics/bounds.h"
+
+/* Without a GPU the headline shape's 137 GFLOP would take minutes per CPU implementation; per-element
+ * error statistics depend on C*K and the data, not on N*L, so a smaller N and L keep them. */
+#define CPU_DEFAULT_N 2
+#define CPU_DEFAULT_L 4096
+
+typedef struct run_args {
+  int64_t N, C, O, L, K, D, trials, repeats;
+  int bias, json;
+  uint64_t seed;
+  double atol, rtol, lambda;
+  const char *dist, *impl, *oracle, *compare, *out, *save_outputs;
+  c1d_input_paths files;
+} run_args;
+
+/* Everything run() builds from the flags; released by plan_free. */
+typedef struct run_plan {
+  c1d_run_config cfg;
+  const c1d_impl **impls;
+  c1d_candidate candidate;
+  char candidate_name[128];
+  char compare_a[96], compare_b[96];
+  c1d_input_tensors tensors;
+} run_plan;
+
+static const char usage[] = "convlab run [options]";
+static const char description[] =
+    "Runs each implementation on the same float32 inputs, measures its error against the float64\n"
+    "oracle and its time, and prints one line per implementation. Inputs are generated (--dist,\n"
+    "--seed) or read from .npy files (--x, --w, --b); --y adds your own output as a candidate row.\n"
+    "Without shape flags: the headline shape N=32 C=O=256 L=8192 K=4 D=1 with a CUDA device; without\n"
+    "one, the CPU implementations on N=2 L=4096 (same C, O, K, D).\n"
+    "Exit status: 0 done, 1 an implementation or the run failed, 2 bad command line.";
+
+// --- the option table --------------------------------------------------------------------------
+
+#define N_OPTS 24
+static void option_table(run_args *a, c1d_option *o) {
+  const int64_t big = C1D_MAX_ELEMENTS;
+  const c1d_option t[N_OPTS] = {
+      {"--batch", C1D_OPT_INT, &a->N, 1, big, "N", "batch size N", 0},
+      {"--cin", C1D_OPT_INT, &a->C, 1, big, "C", "input channels C", 0},
+      {"--cout", C1D_OPT_INT, &a->O, 1, big, "O", "output channels O", 0},
+      {"--length", C1D_OPT_INT, &a->L, 1, big, "L", "sequence length L", 0},
+      {"--taps", C1D_OPT_INT, &a->K, 1, big, "K", "kernel taps K", 0},
+      {"--dilation", C1D_OPT_INT, &a->D, 1, big, "D", "dilation D (default 1)", 0},
+      {"--bias", C1D_OPT_FLAG, &a->bias, 0, 0, NULL, "add a bias b[o] (default: none)", 0},
+      {"--dist", C1D_OPT_STRING, &a->dist, 0, 0, "NAME",
+       "normal (default), uniform, conv_init, integer, ill_conditioned", 0},
+      {"--seed", C1D_OPT_U64, &a->seed, 0, 0, "S", "input seed; trial i uses S+i (default 0)", 0},
+      {"--trials", C1D_OPT_INT, &a->trials, 1, 1000000, "T", "trials with fresh inputs (default 1)", 0},
+      {"--impl", C1D_OPT_STRING, &a->impl, 0, 0, "A,B,..", "implementations by name, or all", 0},
+      {"--repeats", C1D_OPT_INT, &a->repeats, 1, 1000000, "R",
+       "timed runs each (default 20 GPU, 3 CPU; 1 CPU > 20 GFLOP)", 0},
+      {"--atol", C1D_OPT_DOUBLE, &a->atol, 0, 0, "A", "allclose atol (default 1e-4)", 0},
+      {"--rtol", C1D_OPT_DOUBLE, &a->rtol, 0, 0, "R", "allclose rtol (default 1e-4)", 0},
+      {"--lambda", C1D_OPT_DOUBLE, &a->lambda, 0, 0, "L", "probabilistic bound constant (default 6)", 0},
+      {"--oracle", C1D_OPT_STRING, &a->oracle, 0, 0, "WHERE", "cpu, gpu or auto (default)", 0},
+      {"--compare", C1D_OPT_STRING, &a->compare, 0, 0, "A,B", "also score A against B's output", 0},
+      {"--out", C1D_OPT_STRING, &a->out, 0, 0, "DIR", "write report.json, report.csv, report.txt", 0},
+      {"--json", C1D_OPT_FLAG, &a->json, 0, 0, NULL, "print the JSON report instead of the table", 0},
+      {"--save-outputs", C1D_OPT_STRING, &a->save_outputs, 0, 0, "DIR",
+       "save every output and the oracle's as .npy", 0},
+      {"--x", C1D_OPT_STRING, &a->files.x, 0, 0, "FILE", "input x (N,C,L) from .npy", 0},
+      {"--w", C1D_OPT_STRING, &a->files.w, 0, 0, "FILE", "weights w (O,C,K) from .npy", 0},
+      {"--b", C1D_OPT_STRING, &a->files.b, 0, 0, "FILE", "bias b (O) from .npy", 0},
+      {"--y", C1D_OPT_STRING, &a->files.y, 0, 0, "FILE", "your output y (N,O,L), float32 .npy", 0},
+  };
+  memcpy(o, t, sizeof t);
+}
+
+static int given(const c1d_option *opts, const char *name) {
+  const c1d_option *o = c1d_cli_find(opts, N_OPTS, name);
+  return o && o->seen;
+}
+
+// --- shape ---------------------------------------------------------------------------------------
+
+/* The shape flags that were given must agree with the files. */
+static c1d_status check_flags_against_files(const run_args *a, const c1d_option *opts,
+                                            const c1d_shape *s) {
+  const struct { const char *flag; int64_t value, file_value; const char *file, *letter; } f[] = {
+      {"--batch", a->N, s->N, a->files.x, "N"},  {"--cin", a->C, s->C, a->files.x, "C"},
+      {"--length", a->L, s->L, a->files.x, "L"}, {"--cout", a->O, s->O, a->files.w, "O"},
+      {"--taps", a->K, s->K, a->files.w, "K"},
+  };
+  for (unsigned i = 0; i < sizeof f / sizeof f[0]; i++)
+    if (given(opts, f[i].flag) && f[i].value != f[i].file_value)
+      return c1d_fail(C1D_ERR_USAGE, "%s %lld disagrees with %s (%s=%lld)", f[i].flag,
+                      (long long)f[i].value, f[i].file, f[i].letter, (long long)f[i].file_value);
+  if (a->bias && !a->files.b) return c1d_fail(C1D_ERR_USAGE, "--bias with --x needs --b");
+  return C1D_OK;
+}
+
+/* The shape from flags over a base: the headline shape, or its CPU-sized version without a GPU. */
+static c1d_status shape_from_flags(const run_args *a, const c1d_option *opts, int have_gpu,
+                                   c1d_shape *s) {
+  static const char *const shape_flags[] = {"--batch", "--cin", "--cout", "--length", "--taps",
+                                            "--dilation", "--bias"};
+  int any = 0;
+  for (unsigned i = 0; i < sizeof shape_flags / sizeof shape_flags[0]; i++) any |= given(opts, shape_flags[i]);
+  *s = c1d_headline_shape();
+  if (!have_gpu && !any) {
+    char text[128];
+    s->N = CPU_DEFAULT_N;
+    s->L = CPU_DEFAULT_L;
+    c1d_shape_format(s, text, sizeof text);
+    fprintf(stderr, "convlab run: no CUDA device, so %s instead of the headline shape (error "
+                    "statistics depend on C*K and the data, not on N*L)\n", text);
+  }
+  if (given(opts, "--batch")) s->N = a->N;
+  if (given(opts, "--cin")) s->C = a->C;
+  if (given(opts, "--cout")) s->O = a->O;
+  if (given(opts, "--length")) s->L = a->L;
+  if (given(opts, "--taps")) s->K = a->K;
+  s->D = a->D;
+  s->bias = a->bias;
+  c1d_status st = c1d_shape_validate(s);
+  if (st != C1D_OK) {
+    char why[400];
+    snprintf(why, sizeof why, "%s", c1d_error_detail());
+    return c1d_fail(C1D_ERR_USAGE, "%s", why); /* the flags are what is wrong */
+  }
+  return C1D_OK;
+}
+
+// --- implementations ---------------------------------------------------------------------------
+
+static c1d_status add_impl(run_plan *p, const c1d_impl *impl) {
+  for (int i = 0; i < p->cfg.n_impls; i++)
+    if (p->impls[i] == impl) return C1D_OK; /* named twice: run once */
+  p->impls[p->cfg.n_impls++] = impl;
+  return C1D_OK;
+}
+
+/* --impl (names or all; default: all, only the CPU ones without a GPU), plus the names of --compare. */
+static c1d_status select_impls(const run_args *a, run_plan *p, int have_gpu) {
+  int n = 0;
+  const c1d_impl *const *table = c1d_registry(&n);
+  c1d_status st = C1D_OK;
+  p->impls = calloc((size_t)n + 1, sizeof *p->impls);
+  if (!p->impls) return c1d_fail(C1D_ERR_NO_MEMORY, "out of memory");
+  char *spec = strdup(a->impl ? a->impl : "all");
+  if (!spec) return c1d_fail(C1D_ERR_NO_MEMORY, "out of memory");
+  for (char *save = NULL, *name = strtok_r(spec, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+    if (strcmp(name, "all") == 0) {
+      for (int i = 0; i < n; i++)
+        if (!table[i]->mutant && (have_gpu || a->impl || table[i]->backend == C1D_BACKEND_CPU))
+          add_impl(p, table[i]);
+      continue;
+    }
+    const c1d_impl *impl = c1d_find_impl(name);
+    if (!impl) {
+      st = c1d_fail(C1D_ERR_USAGE, "unknown implementation '%s' (convlab list shows the names)", name);
+      goto done;
+    }
+    add_impl(p, impl);
+  }
+  /* --compare A,B runs both, even when --impl did not name them. */
+  const char *names[2] = {p->compare_a, p->compare_b};
+  for (int k = 0; k < 2 && a->compare; k++) {
+    if (strcmp(names[k], p->candidate_name) == 0 && a->files.y) continue;
+    const c1d_impl *impl = c1d_find_impl(names[k]);
+    if (!impl) {
+      st = c1d_fail(C1D_ERR_USAGE, "--compare: unknown implementation '%s'", names[k]);
+      goto done;
+    }
+    add_impl(p, impl);
+  }
+  if (p->cfg.n_impls == 0 && !a->files.y)
+    st = c1d_fail(C1D_ERR_USAGE, "--impl selects no implementation");
+done:
+  free(spec);
+  p->cfg.impls = p->impls;
+  return st;
+}
+
+// --- flags -> plan -------------------------------------------------------------------------------
+
+/* Options that make no sense together, and values that need parsing. */
+static c1d_status check_options(const run_args *a, const c1d_option *opts, run_plan *p) {
+  const int files = a->files.x || a->files.w;
+  if (files && !(a->files.x && a->files.w)) return c1d_fail(C1D_ERR_USAGE, "--x and --w go together");
+  if (!files && a->files.b) return c1d_fail(C1D_ERR_USAGE, "--b needs --x and --w");
+  if (!files && a->files.y)
+    return c1d_fail(C1D_ERR_USAGE, "--y needs --x and --w (the inputs it was computed from)");
+  if (files && given(opts, "--dist"))
+    return c1d_fail(C1D_ERR_USAGE, "--dist conflicts with --x (the inputs come from the files)");
+  if (files && given(opts, "--seed"))
+    return c1d_fail(C1D_ERR_USAGE, "--seed conflicts with --x (the inputs come from the files)");
+  if (files && a->trials != 1)
+    return c1d_fail(C1D_ERR_USAGE, "--trials conflicts with --x (file inputs make one trial)");
+  if (a->lambda <= 0.0) return c1d_fail(C1D_ERR_USAGE, "--lambda must be positive (got %g)", a->lambda);
+  if (a->dist && c1d_dist_parse(a->dist, &p->cfg.dist) != C1D_OK) return C1D_ERR_USAGE;
+  if (a->oracle) {
+    if (strcmp(a->oracle, "cpu") == 0) p->cfg.oracle = C1D_ORACLE_CPU;
+    else if (strcmp(a->oracle, "gpu") == 0) p->cfg.oracle = C1D_ORACLE_GPU;
+    else if (strcmp(a->oracle, "auto") == 0) p->cfg.oracle = C1D_ORACLE_AUTO;
+    else return c1d_fail(C1D_ERR_USAGE, "--oracle must be cpu, gpu or auto (got '%s')", a->oracle);
+  }
+  if (a->compare) {
+    const char *comma = strchr(a->compare, ',');
+    size_t la = comma ? (size_t)(comma - a->compare) : 0;
+    if (!comma || la == 0 || comma[1] == '\0' || strchr(comma + 1, ',') || la >= sizeof p->compare_a ||
+        strlen(comma + 1) >= sizeof p->compare_b)
+      return c1d_fail(C1D_ERR_USAGE, "--compare expects two names A,B (got '%s')", a->compare);
+    memcpy(p->compare_a, a->compare, la);
+    p->compare_a[la] = '\0';
+    snprintf(p->compare_b, sizeof p->compare_b, "%s", comma + 1);
+    if (strcmp(p->compare_a, p->compare_b) == 0)
+      return c1d_fail(C1D_ERR_USAGE, "--compare needs two different names (got '%s')", a->compare);
+    p->cfg.compare_a = p->compare_a;
+    p->cfg.compare_b = p->compare_b;
+  }
+  return C1D_OK;
+}
+
+static void note_rounding(const char *path, const c1d_npy_conversion *c) {
+  if (path && c->inexact > 0)
+    fprintf(stderr, "convlab run: note: %s is float64; %lld values were rounded to float32 (largest "
+                    "relative change %.2g); every implementation and the oracle use the rounded values\n",
+            path, (long long)c->inexact, c->max_rel_change);
+}
+
+/* Reads the files' headers, checks shape and memory, then the data. */
+static c1d_status load_files(const run_args *a, const c1d_option *opts, run_plan *p) {
+  c1d_status st = c1d_input_files_shape(&a->files, a->D, &p->cfg.shape);
+  if (st != C1D_OK) return st;
+  if ((st = check_flags_against_files(a, opts, &p->cfg.shape)) != C1D_OK) return st;
+  double need = c1d_run_host_bytes(&p->cfg), have = c1d_physical_memory();
+  if (have > 0.0 && need > have)
+    return c1d_fail(C1D_ERR_NO_MEMORY, "these files need about %.1f GiB of host memory; the machine "
+                    "has %.1f GiB", need / 1073741824.0, have / 1073741824.0);
+  if ((st = c1d_input_files_load(&a->files, &p->cfg.shape, &p->tensors)) != C1D_OK) return st;
+  note_rounding(a->files.x, &p->tensors.cx);
+  note_rounding(a->files.w, &p->tensors.cw);
+  note_rounding(a->files.b, &p->tensors.cb);
+  p->cfg.x = p->tensors.x;
+  p->cfg.w = p->tensors.w;
+  p->cfg.b = p->tensors.b;
+  if (p->tensors.y) p->candidate.y = p->tensors.y;
+  return C1D_OK;
+}
+
+static c1d_status build_plan(const run_args *a, const c1d_option *opts, run_plan *p) {
+  c1d_status st;
+  const int have_gpu = c1d_gpu_why_unavailable() == NULL;
+  c1d_run_config_default(&p->cfg);
+  if ((st = check_options(a, opts, p)) != C1D_OK) return st;
+  p->cfg.seed = a->seed;
+  p->cfg.trials = (int)a->trials;
+  p->cfg.repeats = (int)a->repeats;
+  p->cfg.atol = a->atol;
+  p->cfg.rtol = a->rtol;
+  p->cfg.lambda = a->lambda;
+  p->cfg.save_outputs_dir = a->save_outputs;
+  p->cfg.progress = isatty(2);
+  if (a->files.y) {
+    char *copy = strdup(a->files.y);
+    if (!copy) return c1d_fail(C1D_ERR_NO_MEMORY, "out of memory");
+    snprintf(p->candidate_name, sizeof p->candidate_name, "file:%s", basename(copy));
+    free(copy);
+    p->candidate.name = p->candidate_name;
+    p->cfg.candidates = &p->candidate;
+    p->cfg.n_candidates = 1;
+  }
+  if ((st = select_impls(a, p, have_gpu)) != C1D_OK) return st;
+  if (a->files.x) return load_files(a, opts, p);
+  return shape_from_flags(a, opts, have_gpu, &p->cfg.shape);
+}
+
+static void plan_free(run_plan *p) {
+  free(p->impls);
+  c1d_input_tensors_free(&p->tensors);
+}
+
+// --- the command -------------------------------------------------------------------------------
+
+int c1d_cmd_run(int argc, char **argv) {
+  run_args a = {.D = 1, .trials = 1, .atol = C1D_DEFAULT_ATOL, .rtol = C1D_DEFAULT_RTOL,
+                .lambda = C1D_DEFAULT_LAMBDA};
+  c1d_option opts[N_OPTS];
+  run_plan plan;
+  c1d_run_results res;
+  int help = 0, code = C1D_EXIT_OK;
+  memset(&plan, 0, sizeof plan);
+  memset(&res, 0, sizeof res);
+  option_table(&a, opts);
+  c1d_status st = c1d_cli_parse(opts, N_OPTS, argc, argv, &help);
+  if (st != C1D_OK) return c1d_cmd_error("run", st);
+  if (help) {
+    c1d_cli_help(stdout, usage, description, opts, N_OPTS);
+    return C1D_EXIT_OK;
+  }
+  if ((st = build_plan(&a, opts, &plan)) != C1D_OK || (st = c1d_run_check(&plan.cfg)) != C1D_OK) {
+    code = c1d_cmd_error("run", st);
+    goto done;
+  }
+  if ((st = c1d_run(&plan.cfg, &res)) != C1D_OK) {
+    code = c1d_cmd_error("run", st);
+    goto done;
+  }
+  if ((st = c1d_emit_reports(argc, argv, &a.files, a.json, a.out, &res)) != C1D_OK) {
+    code = c1d_cmd_error("run", st);
+    goto done;
+  }
+  if (c1d_run_any_failed(&res)) {
+    fprintf(stderr, "convlab run: an implementation failed; its error is in the report\n");
+    code = C1D_EXIT_FAILURE;
+  }
+done:
+  c1d_run_results_free(&res);
+  plan_free(&plan);
+  return code;
+}

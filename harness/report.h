@@ -1,0 +1,43 @@
+/* Report writers over a run's results: a console table (one line per implementation, 100 columns), JSON
+ * (cJSON; schema in docs/report-format.md) and CSV (one row per implementation and trial). Writers only
+ * read the results; a new field is one line in each writer. */
+#ifndef C1D_REPORT_H
+#define C1D_REPORT_H
+
+#include <stdio.h>
+
+#include "harness/machine.h"
+#include "harness/runner.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What a report says beyond the results: how convlab was invoked, from which files, where. */
+typedef struct c1d_report_meta {
+  const char *command;                    /* the command line, for the record */
+  const char *x_path, *w_path, *b_path;   /* input files, or NULL when generated */
+  const char *y_path;                     /* the candidate output file, or NULL */
+  const c1d_machine *machine;             /* may be NULL (then "machine" is null) */
+} c1d_report_meta;
+
+/* The console table, with a header line and a legend. */
+void c1d_report_console(FILE *f, const c1d_report_meta *meta, const c1d_run_results *r);
+
+/* The report as a cJSON tree (caller frees with cJSON_Delete), or NULL when out of memory. */
+struct cJSON *c1d_report_json(const c1d_report_meta *meta, const c1d_run_results *r);
+
+/* The report as indented JSON text ending in a newline (caller frees), or NULL when out of memory. */
+char *c1d_report_json_text(const c1d_report_meta *meta, const c1d_run_results *r);
+
+/* The CSV header and one row per implementation (or candidate, or comparison) and trial; a skipped
+ * implementation has one row with empty metrics. RFC 4180 quoting. */
+void c1d_report_csv(FILE *f, const c1d_report_meta *meta, const c1d_run_results *r);
+
+/* The CSV column names, in order (count in *n). */
+const char *const *c1d_report_csv_columns(int *n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

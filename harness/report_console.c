@@ -1,0 +1,202 @@
+/* The console table: one line per implementation, at most 100 columns. With several trials a line shows
+ * the worst of each error metric over the trials and the median of the per-trial median times, so a
+ * trial that goes wrong cannot hide behind an average. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/report.h"
+#include "harness/version.h"
+
+#define WIDTH 100
+
+/* The worst over trials of the figures a line shows. */
+typedef struct line_figures {
+  double time_ms, gflops, max_abs, rel_l2, ulp50, ulp99, ulpmax;
+  double fail_pct, det_pct, prob_pct, user_pct;
+  int64_t nonfinite;
+} line_figures;
+
+static double pct(int64_t part, int64_t count) { return count > 0 ? 100.0 * (double)part / (double)count : 0.0; }
+
+static double worse(double a, double b) { return isnan(a) ? b : (b > a ? b : a); }
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static line_figures summarize(const c1d_trial_result *trials, int n) {
+  line_figures f = {.time_ms = NAN, .gflops = NAN, .max_abs = NAN, .rel_l2 = NAN, .ulp50 = NAN,
+                    .ulp99 = NAN, .ulpmax = NAN, .fail_pct = NAN, .det_pct = NAN, .prob_pct = NAN,
+                    .user_pct = NAN};
+  double times[n > 0 ? n : 1];
+  int timed = 0;
+  for (int i = 0; i < n; i++) {
+    const c1d_trial_result *t = &trials[i];
+    const c1d_metrics *m = &t->metrics;
+    if (t->status != C1D_OK) continue;
+    if (t->repeats > 0) times[timed++] = t->time_median_ms;
+    f.max_abs = worse(f.max_abs, m->max_abs);
+    f.rel_l2 = worse(f.rel_l2, m->rel_l2);
+    f.ulp50 = worse(f.ulp50, m->ulp_p50);
+    f.ulp99 = worse(f.ulp99, m->ulp_p99);
+    f.ulpmax = worse(f.ulpmax, m->ulp_max);
+    f.fail_pct = worse(f.fail_pct, pct(m->fail_default, m->count));
+    f.user_pct = worse(f.user_pct, pct(m->fail_user, m->count));
+    f.det_pct = worse(f.det_pct, pct(m->beyond_det, m->count));
+    f.prob_pct = worse(f.prob_pct, pct(m->beyond_prob, m->count));
+    if (m->nonfinite > f.nonfinite) f.nonfinite = m->nonfinite;
+  }
+  if (timed > 0) {
+    qsort(times, (size_t)timed, sizeof times[0], cmp_double);
+    f.time_ms = timed % 2 ? times[timed / 2] : 0.5 * (times[timed / 2 - 1] + times[timed / 2]);
+  }
+  return f;
+}
+
+// --- cell formatting: each cell fits its column whatever the value -----------------------------
+
+static const char *fmt_time(char *b, double ms) {
+  if (isnan(ms)) return "-";
+  snprintf(b, 16, ms < 1000.0 ? "%.3f" : ms < 1e6 ? "%.1f" : "%.2e", ms);
+  return b;
+}
+
+static const char *fmt_rate(char *b, double v) {
+  if (isnan(v)) return "-";
+  snprintf(b, 16, v < 1e5 ? "%.1f" : "%.1e", v);
+  return b;
+}
+
+static const char *fmt_sci(char *b, double v) {
+  if (isnan(v)) return "-";
+  if (v == 0.0) return "0";
+  snprintf(b, 16, "%.2e", v);
+  return b;
+}
+
+/* ULP distances and counts: integers below 1e5, else 1e+09 style. */
+static const char *fmt_count(char *b, double v) {
+  if (isnan(v)) return "-";
+  if (isinf(v)) return "inf";
+  snprintf(b, 16, v < 1e5 ? "%.0f" : "%.0e", v);
+  return b;
+}
+
+/* Percentages in at most 5 characters; a non-zero share never prints as 0. */
+static const char *fmt_pct(char *b, double p) {
+  if (isnan(p)) return "-";
+  if (p == 0.0) return "0";
+  if (p < 0.01) return "<0.01";
+  snprintf(b, 16, p < 10.0 ? "%.2f" : p < 100.0 ? "%.1f" : "%.0f", p);
+  return b;
+}
+
+// --- lines -------------------------------------------------------------------------------------
+
+static void print_header(FILE *f) {
+  fprintf(f, "%-16s %8s %7s %8s %8s %5s %5s %5s %5s %5s %6s %6s\n", "name", "time ms", "GFLOP/s",
+          "max abs", "rel L2", "ulp50", "ulp99", "ulpmx", "fail%", ">det%", ">prob%", "nonfin");
+}
+
+static void print_figures(FILE *f, const char *name, const line_figures *v) {
+  char b[11][16];
+  fprintf(f, "%-16.16s %8s %7s %8s %8s %5s %5s %5s %5s %5s %6s %6s\n", name, fmt_time(b[0], v->time_ms),
+          fmt_rate(b[1], v->gflops), fmt_sci(b[2], v->max_abs), fmt_sci(b[3], v->rel_l2),
+          fmt_count(b[4], v->ulp50), fmt_count(b[5], v->ulp99), fmt_count(b[6], v->ulpmax),
+          fmt_pct(b[7], v->fail_pct), fmt_pct(b[8], v->det_pct), fmt_pct(b[9], v->prob_pct),
+          fmt_count(b[10], (double)v->nonfinite));
+}
+
+/* "name  label: text", cut to the table width. */
+static void print_note_line(FILE *f, const char *name, const char *label, const char *text) {
+  int room = WIDTH - 16 - 1 - (int)strlen(label) - 2;
+  fprintf(f, "%-16.16s %s: %.*s\n", name, label, room > 0 ? room : 0, text);
+}
+
+static const char *first_error(const c1d_impl_result *ir) {
+  for (int i = 0; i < ir->n_trials; i++)
+    if (ir->trials[i].status != C1D_OK) return ir->trials[i].error;
+  return "";
+}
+
+static void print_impl(FILE *f, const c1d_impl_result *ir, double flops) {
+  if (ir->state == C1D_RESULT_SKIPPED) {
+    print_note_line(f, ir->name, "skipped", ir->skip_reason);
+    return;
+  }
+  if (ir->state == C1D_RESULT_FAILED) {
+    print_note_line(f, ir->name, "FAILED", first_error(ir));
+    return;
+  }
+  line_figures v = summarize(ir->trials, ir->n_trials);
+  v.gflops = isnan(v.time_ms) ? NAN : flops / (v.time_ms * 1e6);
+  print_figures(f, ir->name, &v);
+}
+
+static void print_title(FILE *f, const c1d_report_meta *meta, const c1d_run_results *r) {
+  char shape[128];
+  c1d_shape_format(&r->shape, shape, sizeof shape);
+  fprintf(f, "convlab %s: %s, %.3g GFLOP\n", C1D_VERSION, shape, r->flops * 1e-9);
+  if (r->from_files)
+    fprintf(f, "inputs: x %s, w %s%s%s\n", meta->x_path ? meta->x_path : "?",
+            meta->w_path ? meta->w_path : "?", meta->b_path ? ", b " : "",
+            meta->b_path ? meta->b_path : "");
+  else if (r->trials == 1)
+    fprintf(f, "inputs: %s, seed %llu\n", c1d_dist_name(r->dist), (unsigned long long)r->seed);
+  else
+    fprintf(f, "inputs: %s, %d trials, seeds %llu..%llu (errors: worst trial; time: median)\n",
+            c1d_dist_name(r->dist), r->trials, (unsigned long long)r->seed,
+            (unsigned long long)(r->seed + (uint64_t)r->trials - 1));
+  fprintf(f, "oracle: float64 on the %s, %.2f s", r->oracle, r->oracle_ms * 1e-3);
+  if (meta->machine)
+    fprintf(f, "; %d CPU threads%s%s", meta->machine->threads, meta->machine->has_gpu ? ", " : "",
+            meta->machine->has_gpu ? meta->machine->gpu_name : "");
+  fprintf(f, "\n\n");
+}
+
+/* With tolerances other than KernelBench's, the failing share at the user's tolerances. */
+static void print_user_tolerance(FILE *f, const c1d_run_results *r) {
+  if (r->atol == C1D_DEFAULT_ATOL && r->rtol == C1D_DEFAULT_RTOL) return;
+  fprintf(f, "failing allclose(atol=%g, rtol=%g):", r->atol, r->rtol);
+  int col = 40;
+  for (int i = 0; i < r->n_impls; i++) {
+    const c1d_impl_result *ir = &r->impls[i];
+    if (ir->state != C1D_RESULT_RAN) continue;
+    char b[16], item[128];
+    line_figures v = summarize(ir->trials, ir->n_trials);
+    int n = snprintf(item, sizeof item, " %s %s%%", ir->name, fmt_pct(b, v.user_pct));
+    if (col + n > WIDTH) {
+      fputs("\n ", f);
+      col = 1;
+    }
+    fputs(item, f);
+    col += n;
+  }
+  fputs("\n", f);
+}
+
+static void print_comparison(FILE *f, const c1d_comparison *cmp) {
+  fprintf(f, "\ncompare: %s against %s's output as the reference (bounds with 2u)\n", cmp->a, cmp->b);
+  for (int i = 0; i < cmp->n_trials; i++)
+    if (cmp->trials[i].status != C1D_OK) {
+      print_note_line(f, cmp->a, "no comparison", cmp->trials[i].error);
+      return;
+    }
+  line_figures v = summarize(cmp->trials, cmp->n_trials);
+  print_figures(f, cmp->a, &v);
+}
+
+void c1d_report_console(FILE *f, const c1d_report_meta *meta, const c1d_run_results *r) {
+  print_title(f, meta, r);
+  print_header(f);
+  for (int i = 0; i < r->n_impls; i++) print_impl(f, &r->impls[i], r->flops);
+  for (int i = 0; i < r->n_comparisons; i++) print_comparison(f, &r->comparisons[i]);
+  fprintf(f, "\nulp: distance to the oracle rounded to float32. fail%%: failing allclose(atol=1e-4,"
+             " rtol=1e-4).\n>det%%, >prob%%: beyond the deterministic and the probabilistic "
+             "(lambda=%g) error bound.\n",
+          r->lambda);
+  print_user_tolerance(f, r);
+}

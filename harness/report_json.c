@@ -1,0 +1,261 @@
+/* The JSON report (docs/report-format.md is its schema). Built as a cJSON tree; cJSON stores every
+ * number as a double, which holds every count here exactly (counts stay below 2^40). NaN and infinities
+ * have no JSON spelling and are written as null. Out of memory, cJSON drops the item it could not
+ * create (cJSON_Add* ignore NULL); the caller sees NULL only when the root or the printed text fails,
+ * and a machine that cannot allocate a few kilobytes has already failed the run long before. */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/report.h"
+#include "harness/version.h"
+
+#ifndef C1D_COMPILE_FLAGS
+#define C1D_COMPILE_FLAGS "unknown"
+#endif
+
+static void add_num(cJSON *o, const char *key, double v) {
+  if (isfinite(v))
+    cJSON_AddNumberToObject(o, key, v);
+  else
+    cJSON_AddNullToObject(o, key);
+}
+
+static void add_str(cJSON *o, const char *key, const char *s) {
+  if (s)
+    cJSON_AddStringToObject(o, key, s);
+  else
+    cJSON_AddNullToObject(o, key);
+}
+
+/* "" is recorded as null: the implementation did not say. */
+static void add_text(cJSON *o, const char *key, const char *s) { add_str(o, key, s && s[0] ? s : NULL); }
+
+static double frac(int64_t part, int64_t count) { return count > 0 ? (double)part / (double)count : 0.0; }
+
+// --- sections ----------------------------------------------------------------------------------
+
+static cJSON *problem_json(const c1d_run_results *r) {
+  cJSON *p = cJSON_CreateObject();
+  add_num(p, "N", (double)r->shape.N);
+  add_num(p, "C", (double)r->shape.C);
+  add_num(p, "O", (double)r->shape.O);
+  add_num(p, "L", (double)r->shape.L);
+  add_num(p, "K", (double)r->shape.K);
+  add_num(p, "D", (double)r->shape.D);
+  cJSON_AddBoolToObject(p, "bias", r->shape.bias);
+  add_num(p, "flops", r->flops);
+  return p;
+}
+
+static cJSON *inputs_json(const c1d_report_meta *meta, const c1d_run_results *r) {
+  cJSON *in = cJSON_CreateObject();
+  cJSON_AddStringToObject(in, "source", r->from_files ? "files" : "generated");
+  add_str(in, "dist", r->from_files ? NULL : c1d_dist_name(r->dist));
+  if (r->from_files)
+    cJSON_AddNullToObject(in, "seed");
+  else
+    add_num(in, "seed", (double)r->seed);
+  add_num(in, "trials", r->trials);
+  cJSON *files = cJSON_AddObjectToObject(in, "files");
+  add_str(files, "x", meta->x_path);
+  add_str(files, "w", meta->w_path);
+  add_str(files, "b", meta->b_path);
+  add_str(files, "y", meta->y_path);
+  return in;
+}
+
+static void add_version(cJSON *o, const char *key, long v, long major_div, long minor_div) {
+  char b[32];
+  if (v <= 0) {
+    cJSON_AddNullToObject(o, key);
+    return;
+  }
+  /* CUDA: 13000 = 13.0; cuDNN 9 and cuBLAS as encoded by gpu/device.c: 91400 = 9.14.0. */
+  if (minor_div == 10)
+    snprintf(b, sizeof b, "%ld.%ld", v / major_div, (v % major_div) / minor_div);
+  else
+    snprintf(b, sizeof b, "%ld.%ld.%ld", v / major_div, (v % major_div) / minor_div, v % minor_div);
+  cJSON_AddStringToObject(o, key, b);
+}
+
+static cJSON *machine_json(const c1d_machine *m) {
+  if (!m) return cJSON_CreateNull();
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "cpu", m->cpu);
+  add_num(o, "threads", m->threads);
+  add_num(o, "memory_bytes", m->memory_bytes);
+  if (!m->has_gpu) {
+    cJSON_AddNullToObject(o, "gpu");
+    add_text(o, "gpu_unavailable", m->gpu_reason);
+    return o;
+  }
+  cJSON *g = cJSON_AddObjectToObject(o, "gpu");
+  cJSON_AddStringToObject(g, "name", m->gpu_name);
+  add_version(g, "driver", m->driver_version, 1000, 10);
+  add_version(g, "runtime", m->runtime_version, 1000, 10);
+  add_version(g, "cudnn", m->cudnn_version, 10000, 100);
+  add_version(g, "cublas", m->cublas_version, 10000, 100);
+  add_num(g, "sm_count", m->sm_count);
+  char cc[16];
+  snprintf(cc, sizeof cc, "%d.%d", m->cc_major, m->cc_minor);
+  cJSON_AddStringToObject(g, "compute_capability", cc);
+  cJSON_AddNullToObject(o, "gpu_unavailable");
+  return o;
+}
+
+static cJSON *tolerances_json(const c1d_run_results *r) {
+  cJSON *t = cJSON_CreateObject();
+  add_num(t, "atol", r->atol);
+  add_num(t, "rtol", r->rtol);
+  add_num(t, "lambda", r->lambda);
+  add_num(t, "default_atol", C1D_DEFAULT_ATOL);
+  add_num(t, "default_rtol", C1D_DEFAULT_RTOL);
+  return t;
+}
+
+// --- per trial ---------------------------------------------------------------------------------
+
+static cJSON *metrics_json(const c1d_metrics *m) {
+  cJSON *o = cJSON_CreateObject();
+  add_num(o, "count", (double)m->count);
+  add_num(o, "max_abs", m->max_abs);
+  add_num(o, "argmax_abs", (double)m->argmax_abs);
+  add_num(o, "max_rel", m->max_rel);
+  add_num(o, "rel_l2", m->rel_l2);
+  add_num(o, "ulp_p50", m->ulp_p50);
+  add_num(o, "ulp_p99", m->ulp_p99);
+  add_num(o, "ulp_max", m->ulp_max);
+  add_num(o, "fail_default", (double)m->fail_default);
+  add_num(o, "fail_default_frac", frac(m->fail_default, m->count));
+  add_num(o, "fail_user", (double)m->fail_user);
+  add_num(o, "fail_user_frac", frac(m->fail_user, m->count));
+  add_num(o, "beyond_det", (double)m->beyond_det);
+  add_num(o, "beyond_det_frac", frac(m->beyond_det, m->count));
+  add_num(o, "beyond_prob", (double)m->beyond_prob);
+  add_num(o, "beyond_prob_frac", frac(m->beyond_prob, m->count));
+  add_num(o, "max_det_ratio", m->max_det_ratio);
+  add_num(o, "max_prob_ratio", m->max_prob_ratio);
+  add_num(o, "nonfinite", (double)m->nonfinite);
+  add_num(o, "first_nonfinite", (double)m->first_nonfinite);
+  add_num(o, "nonfinite_ref", (double)m->nonfinite_ref);
+  return o;
+}
+
+static cJSON *hist_json(const c1d_log_hist *h) {
+  cJSON *o = cJSON_CreateObject();
+  add_num(o, "lo_log10", h->lo_log10);
+  add_num(o, "hi_log10", h->hi_log10);
+  cJSON *counts = cJSON_AddArrayToObject(o, "counts");
+  for (int i = 0; i < h->bins && counts; i++)
+    cJSON_AddItemToArray(counts, cJSON_CreateNumber((double)h->counts[i]));
+  add_num(o, "zero", (double)h->zero);
+  add_num(o, "below", (double)h->below);
+  add_num(o, "above", (double)h->above);
+  add_num(o, "nonfinite", (double)h->nonfinite);
+  return o;
+}
+
+static cJSON *trial_json(const c1d_trial_result *t, int timed) {
+  cJSON *o = cJSON_CreateObject();
+  add_num(o, "seed", (double)t->seed);
+  cJSON_AddStringToObject(o, "status", t->status == C1D_OK ? "ok" : "failed");
+  add_str(o, "error", t->status == C1D_OK ? NULL : t->error);
+  if (t->status != C1D_OK) {
+    cJSON_AddNullToObject(o, "metrics");
+    cJSON_AddNullToObject(o, "histograms");
+  } else {
+    cJSON_AddItemToObject(o, "metrics", metrics_json(&t->metrics));
+    cJSON *h = cJSON_AddObjectToObject(o, "histograms");
+    cJSON_AddItemToObject(h, "abs_err", hist_json(&t->abs_err_hist));
+    cJSON_AddItemToObject(h, "bound_ratio", hist_json(&t->bound_ratio_hist));
+  }
+  if (!timed) return o;
+  if (t->repeats > 0) {
+    cJSON *tm = cJSON_AddObjectToObject(o, "time_ms");
+    add_num(tm, "median", t->time_median_ms);
+    add_num(tm, "min", t->time_min_ms);
+    add_num(tm, "repeats", t->repeats);
+  } else {
+    cJSON_AddNullToObject(o, "time_ms");
+  }
+  add_num(o, "gflops", t->gflops);
+  add_text(o, "algo", t->algo);
+  add_text(o, "math", t->math);
+  if (t->used_tf32 < 0)
+    cJSON_AddNullToObject(o, "used_tf32");
+  else
+    cJSON_AddBoolToObject(o, "used_tf32", t->used_tf32);
+  return o;
+}
+
+static const char *state_name(c1d_result_state s) {
+  return s == C1D_RESULT_SKIPPED ? "skipped" : s == C1D_RESULT_FAILED ? "failed" : "ran";
+}
+
+static cJSON *impl_json(const c1d_impl_result *ir) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "name", ir->name);
+  cJSON_AddStringToObject(o, "backend", ir->backend);
+  cJSON_AddStringToObject(o, "precision", ir->precision);
+  cJSON_AddStringToObject(o, "summary", ir->summary);
+  cJSON_AddStringToObject(o, "status", state_name(ir->state));
+  add_str(o, "skip_reason", ir->state == C1D_RESULT_SKIPPED ? ir->skip_reason : NULL);
+  cJSON *trials = cJSON_AddArrayToObject(o, "trials");
+  for (int i = 0; i < ir->n_trials && trials; i++)
+    cJSON_AddItemToArray(trials, trial_json(&ir->trials[i], 1));
+  return o;
+}
+
+static cJSON *comparison_json(const c1d_comparison *c) {
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "a", c->a);
+  cJSON_AddStringToObject(o, "b", c->b);
+  cJSON_AddStringToObject(o, "reference", c->b);
+  add_num(o, "bound_u", 0x1p-23);
+  cJSON *trials = cJSON_AddArrayToObject(o, "trials");
+  for (int i = 0; i < c->n_trials && trials; i++)
+    cJSON_AddItemToArray(trials, trial_json(&c->trials[i], 0));
+  return o;
+}
+
+// --- the document ------------------------------------------------------------------------------
+
+cJSON *c1d_report_json(const c1d_report_meta *meta, const c1d_run_results *r) {
+  cJSON *root = cJSON_CreateObject();
+  if (!root) return NULL;
+  cJSON_AddStringToObject(root, "convlab_version", C1D_VERSION);
+  add_str(root, "command", meta->command);
+  cJSON_AddItemToObject(root, "problem", problem_json(r));
+  cJSON_AddItemToObject(root, "inputs", inputs_json(meta, r));
+  cJSON_AddItemToObject(root, "machine", machine_json(meta->machine));
+  cJSON_AddStringToObject(root, "compile_flags", C1D_COMPILE_FLAGS);
+  cJSON_AddItemToObject(root, "tolerances", tolerances_json(r));
+  cJSON *oracle = cJSON_AddObjectToObject(root, "oracle");
+  add_str(oracle, "backend", r->oracle);
+  add_num(oracle, "time_ms", r->oracle_ms);
+  cJSON *impls = cJSON_AddArrayToObject(root, "implementations");
+  for (int i = 0; i < r->n_impls && impls; i++) cJSON_AddItemToArray(impls, impl_json(&r->impls[i]));
+  cJSON *cmps = cJSON_AddArrayToObject(root, "comparisons");
+  for (int i = 0; i < r->n_comparisons && cmps; i++)
+    cJSON_AddItemToArray(cmps, comparison_json(&r->comparisons[i]));
+  return root;
+}
+
+char *c1d_report_json_text(const c1d_report_meta *meta, const c1d_run_results *r) {
+  cJSON *root = c1d_report_json(meta, r);
+  char *text = root ? cJSON_Print(root) : NULL, *out = NULL;
+  cJSON_Delete(root);
+  if (!text) return NULL;
+  size_t n = strlen(text);
+  out = malloc(n + 2);
+  if (out) {
+    memcpy(out, text, n);
+    out[n] = '\n';
+    out[n + 1] = '\0';
+  }
+  cJSON_free(text);
+  return out;
+}
