@@ -13,6 +13,9 @@ extern const c1d_impl c1d_cpu_naive, c1d_cpu_tap_partial, c1d_cpu_kahan, c1d_cpu
 
 // --- GPU implementations (gpu/) ----------------------------------------------------------------
 #ifdef C1D_HAVE_CUDA
+/* the story's kernels, each the bit-exact twin of a CPU implementation, and the float64 oracle */
+extern const c1d_impl c1d_gpu_naive, c1d_gpu_tap_partial, c1d_gpu_kahan, c1d_gpu_tiled_smem,
+    c1d_gpu_oracle_f64_impl;
 /* library baselines (cuDNN, cuBLAS) and the TF32 model on the GPU */
 extern const c1d_impl c1d_gpu_cudnn_fp32, c1d_gpu_cudnn_tf32, c1d_gpu_cublas_im2col_fp32,
     c1d_gpu_cublas_im2col_tf32, c1d_gpu_tf32_inputs;
@@ -24,6 +27,11 @@ static const c1d_impl *const table[] = {
     &c1d_cpu_kahan,
     &c1d_cpu_tf32_inputs,
 #ifdef C1D_HAVE_CUDA
+    &c1d_gpu_naive,
+    &c1d_gpu_tap_partial,
+    &c1d_gpu_kahan,
+    &c1d_gpu_tiled_smem,
+    &c1d_gpu_oracle_f64_impl,
     &c1d_gpu_tf32_inputs,
     &c1d_gpu_cudnn_fp32,
     &c1d_gpu_cudnn_tf32,
