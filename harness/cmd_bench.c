@@ -1,0 +1,471 @@
+/* convlab bench: every GPU implementation (or the --impl list) on the headline shape or the given one,
+ * timed through the runner (CUDA events around run() only, one warm-up, the L2 flushed and y poisoned
+ * before each of --repeats runs, median reported) and scored against the float64 oracle (the GPU oracle
+ * when built, else the CPU one) in the same run, so speed is always read next to accuracy.
+ *
+ * Per row: median and minimum time, GFLOP/s (2*N*O*L*C*K / median), % of the FP32 ceiling (67 TFLOP/s
+ * unless --ceiling-tflops), time / cudnn_fp32's time and / cudnn_tf32's time (both always run, added
+ * when --impl leaves them out), relative L2 error, max |error|, fraction failing allclose(1e-4, 1e-4),
+ * the algorithm and math the implementation reported, and for TF32 rows the TF32 model's prediction
+ * (gpu_tf32_inputs, added when missing) beside the observed error.
+ * Inputs: seeded (--dist normal by default; never all-zero, c1d_generate guarantees it). --save-inputs
+ * DIR writes them as x.npy, w.npy (b.npy), for scripts/crosscheck_torch.py. A table on stdout, JSON
+ * under --out (cJSON, written atomically). */
+#include <cjson/cJSON.h>
+#include <stdint.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness/atomic_file.h"
+#include "harness/cli.h"
+#include "harness/commands.h"
+#include "harness/execute.h"
+#include "harness/inputs.h"
+#include "harness/machine.h"
+#include "harness/npy.h"
+#include "harness/registry.h"
+#include "harness/runner.h"
+#include "harness/version.h"
+
+#define MAX_IMPLS 64
+#define MODEL_NAME "gpu_tf32_inputs"
+
+#define BENCH_REPEATS 50
+/* An H200's FP32 FMA peak, rounded (BACKGROUND.md measured 65.2 TFLOP/s). */
+#define BENCH_CEILING_TFLOPS 67.0
+
+typedef struct bench_opts {
+  c1d_shape shape;
+  const char *impl_list; /* comma-separated, or NULL / "all" for every GPU implementation */
+  int repeats;
+  double ceiling_tflops;
+  int ceiling_given;
+  c1d_dist dist;
+  uint64_t seed;
+  const char *out, *save_inputs;
+  c1d_oracle_choice oracle;
+  int quiet;
+} bench_opts;
+
+static const char *const bench_usage =
+    "convlab bench [--impl A,B,...|all] [--batch N] [--cin C] [--cout O] [--length L] [--taps K]\n"
+    "                     [--dilation D] [--bias] [--repeats R] [--ceiling-tflops T] [--dist NAME]\n"
+    "                     [--seed S] [--oracle auto|cpu|gpu] [--out FILE.json] [--save-inputs DIR]";
+static const char *const bench_description =
+    "Times the GPU implementations (default: all) on the headline shape (N=32 C=O=256 L=8192 K=4 D=1,\n"
+    "no bias) or the given one: the median of R CUDA-event-timed runs after a warm-up, the L2 flushed\n"
+    "and y poisoned between runs. Per row: GFLOP/s, % of the FP32 ceiling, time over cudnn_fp32's and\n"
+    "over cudnn_tf32's (both always run), and the error against the float64 oracle, with the TF32\n"
+    "model (gpu_tf32_inputs, always run beside TF32 rows) next to each TF32 row. Table on stdout,\n"
+    "JSON under --out. Exit status: 0 ok; 1 no CUDA device (one line: \"convlab bench: no CUDA\n"
+    "device: ...\"), an implementation failed, or the run could not go on; 2 usage.";
+
+/* C1D_OK, or C1D_ERR_USAGE with the detail; *help set for --help. */
+static c1d_status parse_args(int argc, char **argv, bench_opts *o, int *help) {
+  const c1d_shape h = c1d_headline_shape();
+  int64_t N = h.N, C = h.C, O = h.O, L = h.L, K = h.K, D = h.D, repeats = BENCH_REPEATS;
+  int bias = 0, quiet = 0;
+  double ceiling = BENCH_CEILING_TFLOPS;
+  const char *impl = NULL, *dist = "normal", *oracle = "auto", *out = NULL, *save = NULL;
+  uint64_t seed = 0;
+  c1d_option opts[] = {
+      {"--impl", C1D_OPT_STRING, &impl, 0, 0, "A,B", "implementations to run, or all (default: every GPU one)", 0},
+      {"--batch", C1D_OPT_INT, &N, 1, INT64_MAX, "N", "batch size (default 32)", 0},
+      {"--cin", C1D_OPT_INT, &C, 1, INT64_MAX, "C", "input channels (default 256)", 0},
+      {"--cout", C1D_OPT_INT, &O, 1, INT64_MAX, "O", "output channels (default 256)", 0},
+      {"--length", C1D_OPT_INT, &L, 1, INT64_MAX, "L", "sequence length (default 8192)", 0},
+      {"--taps", C1D_OPT_INT, &K, 1, INT64_MAX, "K", "kernel taps (default 4)", 0},
+      {"--dilation", C1D_OPT_INT, &D, 1, INT64_MAX, "D", "dilation (default 1)", 0},
+      {"--bias", C1D_OPT_FLAG, &bias, 0, 0, NULL, "add a bias tensor", 0},
+      {"--repeats", C1D_OPT_INT, &repeats, 1, 100000, "R", "timed runs per implementation (default 50)", 0},
+      {"--ceiling-tflops", C1D_OPT_DOUBLE, &ceiling, 0, 0, "T", "FP32 ceiling for % of peak (default 67)", 0},
+      {"--dist", C1D_OPT_STRING, &dist, 0, 0, "NAME", "inputs: normal (default), conv_init (the story's), uniform, ...", 0},
+      {"--seed", C1D_OPT_U64, &seed, 0, 0, "S", "input seed (default 0)", 0},
+      {"--oracle", C1D_OPT_STRING, &oracle, 0, 0, "WHERE", "auto, cpu or gpu (default auto)", 0},
+      {"--out", C1D_OPT_STRING, &out, 0, 0, "FILE", "write the JSON report here (atomically)", 0},
+      {"--save-inputs", C1D_OPT_STRING, &save, 0, 0, "DIR", "write x.npy, w.npy (b.npy) here", 0},
+      {"--quiet", C1D_OPT_FLAG, &quiet, 0, 0, NULL, "no progress lines on stderr", 0},
+  };
+  const int n_opts = (int)(sizeof opts / sizeof opts[0]);
+  c1d_status st = c1d_cli_parse(opts, n_opts, argc, argv, help);
+  if (st != C1D_OK) return st;
+  if (*help) {
+    c1d_cli_help(stdout, bench_usage, bench_description, opts, n_opts);
+    return C1D_OK;
+  }
+  memset(o, 0, sizeof *o);
+  o->shape = (c1d_shape){N, C, O, L, K, D, bias};
+  o->impl_list = impl && strcmp(impl, "all") != 0 ? impl : NULL;
+  o->repeats = (int)repeats;
+  if (!(ceiling > 0.0))
+    return c1d_fail(C1D_ERR_USAGE, "--ceiling-tflops must be positive (got %g)", ceiling);
+  o->ceiling_tflops = ceiling;
+  o->ceiling_given = c1d_cli_find(opts, n_opts, "--ceiling-tflops")->seen;
+  if (c1d_dist_parse(dist, &o->dist) != C1D_OK) return C1D_ERR_USAGE;
+  o->seed = seed;
+  if (!strcmp(oracle, "auto")) o->oracle = C1D_ORACLE_AUTO;
+  else if (!strcmp(oracle, "cpu")) o->oracle = C1D_ORACLE_CPU;
+  else if (!strcmp(oracle, "gpu")) o->oracle = C1D_ORACLE_GPU;
+  else return c1d_fail(C1D_ERR_USAGE, "--oracle takes auto, cpu or gpu (got '%s')", oracle);
+  o->out = out;
+  o->save_inputs = save;
+  o->quiet = quiet;
+  return C1D_OK;
+}
+
+// --- the implementation list --------------------------------------------------------------------
+
+static int has_impl(const c1d_impl *const *list, int n, const c1d_impl *impl) {
+  for (int i = 0; i < n; i++)
+    if (list[i] == impl) return 1;
+  return 0;
+}
+
+static int add_impl(const c1d_impl **list, int *n, const c1d_impl *impl) {
+  if (!impl || has_impl(list, *n, impl)) return 0;
+  if (*n >= MAX_IMPLS) return -1;
+  list[(*n)++] = impl;
+  return 0;
+}
+
+/* The rows: --impl's names (or every non-mutant GPU implementation), then the references the table
+ * needs: cudnn_fp32, cudnn_tf32 and, beside any TF32 row, the model. */
+static c1d_status build_list(const bench_opts *o, const c1d_impl **list, int *n) {
+  int count = 0;
+  const c1d_impl *const *all = c1d_registry(&count);
+  *n = 0;
+  if (o->impl_list) {
+    char *copy = strdup(o->impl_list), *save = NULL;
+    if (!copy) return c1d_fail(C1D_ERR_NO_MEMORY, "out of memory");
+    for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+      const c1d_impl *impl = c1d_find_impl(tok);
+      if (!impl) {
+        c1d_fail(C1D_ERR_USAGE, "no implementation is called '%s' (convlab list shows them)", tok);
+        free(copy);
+        return C1D_ERR_USAGE;
+      }
+      if (add_impl(list, n, impl)) {
+        free(copy);
+        return c1d_fail(C1D_ERR_USAGE, "more than %d implementations", MAX_IMPLS);
+      }
+    }
+    free(copy);
+  } else {
+    for (int i = 0; i < count; i++)
+      if (all[i]->backend == C1D_BACKEND_GPU && !all[i]->mutant) add_impl(list, n, all[i]);
+  }
+  add_impl(list, n, c1d_find_impl("cudnn_fp32"));
+  add_impl(list, n, c1d_find_impl("cudnn_tf32"));
+  for (int i = 0; i < *n; i++)
+    if (list[i]->precision == C1D_PREC_TF32_ALLOWED || list[i]->precision == C1D_PREC_TF32) {
+      add_impl(list, n, c1d_find_impl(MODEL_NAME));
+      break;
+    }
+  return C1D_OK;
+}
+
+// --- results -------------------------------------------------------------------------------------
+
+static const c1d_trial_result *ran(const c1d_run_results *r, const char *name) {
+  for (int i = 0; i < r->n_impls; i++)
+    if (!strcmp(r->impls[i].name, name) && r->impls[i].state == C1D_RESULT_RAN)
+      return &r->impls[i].trials[0];
+  return NULL;
+}
+
+static double time_of(const c1d_run_results *r, const char *name) {
+  const c1d_trial_result *t = ran(r, name);
+  return t ? t->time_median_ms : NAN;
+}
+
+static int is_tf32_row(const c1d_impl_result *ir) {
+  return ir->impl && ir->impl->precision == C1D_PREC_TF32_ALLOWED;
+}
+
+static double fail_fraction(const c1d_trial_result *t) {
+  return t->metrics.count ? (double)t->metrics.fail_default / (double)t->metrics.count : NAN;
+}
+
+static void print_num(FILE *f, const char *fmt, double v, int width) {
+  if (isfinite(v))
+    fprintf(f, fmt, v);
+  else
+    fprintf(f, "%*s", width, "-");
+}
+
+static void print_table(FILE *f, const bench_opts *o, const c1d_run_results *r, const c1d_machine *m) {
+  char shape[160];
+  const double t_fp32 = time_of(r, "cudnn_fp32"), t_tf32 = time_of(r, "cudnn_tf32");
+  const c1d_trial_result *model = ran(r, MODEL_NAME);
+  c1d_shape_format(&r->shape, shape, sizeof shape);
+  fprintf(f, "convlab bench: %s, %.1f GFLOP, inputs %s seed %llu, oracle float64 (%s)\n", shape,
+          r->flops / 1e9, c1d_dist_name(o->dist), (unsigned long long)o->seed, r->oracle);
+  fprintf(f, "%s (sm_%d%d, %d SMs), driver %d, runtime %d, cuDNN %ld, cuBLAS %d; median of %d runs\n",
+          m->gpu_name, m->cc_major, m->cc_minor, m->sm_count, m->driver_version, m->runtime_version,
+          m->cudnn_version, m->cublas_version, o->repeats);
+  fprintf(f, "%-20s %9s %9s %6s %6s %6s %9s %9s %7s %9s %6s  %s\n", "implementation", "ms", "GFLOP/s",
+          "%ceil", "/fp32", "/tf32", "rel L2", "max|err|", "fail%", "model L2", "obs/m", "algo; math");
+  for (int i = 0; i < r->n_impls; i++) {
+    const c1d_impl_result *ir = &r->impls[i];
+    if (ir->state == C1D_RESULT_SKIPPED) {
+      fprintf(f, "%-20s skipped: %s\n", ir->name, ir->skip_reason);
+      continue;
+    }
+    const c1d_trial_result *t = &ir->trials[0];
+    if (ir->state == C1D_RESULT_FAILED) {
+      fprintf(f, "%-20s FAILED: %s\n", ir->name, t->error);
+      continue;
+    }
+    const double gf = t->gflops;
+    fprintf(f, "%-20s ", ir->name);
+    print_num(f, "%9.3f ", t->time_median_ms, 9);
+    print_num(f, "%9.0f ", gf, 9);
+    print_num(f, "%6.1f ", 100.0 * gf / (o->ceiling_tflops * 1e3), 6);
+    print_num(f, "%6.2f ", t->time_median_ms / t_fp32, 6);
+    print_num(f, "%6.2f ", t->time_median_ms / t_tf32, 6);
+    print_num(f, "%9.2e ", t->metrics.rel_l2, 9);
+    print_num(f, "%9.2e ", t->metrics.max_abs, 9);
+    print_num(f, "%7.2f ", 100.0 * fail_fraction(t), 7);
+    if (is_tf32_row(ir) && model) {
+      print_num(f, "%9.2e ", model->metrics.rel_l2, 9);
+      print_num(f, "%6.2f ", t->metrics.rel_l2 / model->metrics.rel_l2, 6);
+    } else {
+      fprintf(f, "%9s %6s ", "", "");
+    }
+    fprintf(f, " %s%s%s", t->algo[0] ? t->algo : "-", "; ", t->math[0] ? t->math : "-");
+    if (t->used_tf32 < 0 && is_tf32_row(ir)) fprintf(f, " (TF32 use unknown)");
+    fprintf(f, "\n");
+  }
+  fprintf(f,
+          "ms: median time of run() by CUDA events; %%ceil: GFLOP/s over %.1f TFLOP/s (FP32 FMA, %s; TF32 "
+          "tensor cores can exceed it); /fp32, "
+          "/tf32: time over cudnn_fp32's and cudnn_tf32's in this run; rel L2, max|err|, fail%% "
+          "(allclose atol=rtol=1e-4) against float64; model L2: %s's rel L2 (inputs rounded to TF32), "
+          "obs/m: observed over model, for rows that allow TF32.\n",
+          o->ceiling_tflops, o->ceiling_given ? "given" : "default", MODEL_NAME);
+}
+
+// --- JSON ----------------------------------------------------------------------------------------
+
+static void add_num(cJSON *o, const char *key, double v) {
+  if (isfinite(v))
+    cJSON_AddNumberToObject(o, key, v);
+  else
+    cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *bench_json(const bench_opts *o, const c1d_run_results *r, const c1d_machine *m, int argc,
+                         char **argv) {
+  const double t_fp32 = time_of(r, "cudnn_fp32"), t_tf32 = time_of(r, "cudnn_tf32");
+  const c1d_trial_result *model = ran(r, MODEL_NAME);
+  cJSON *root = cJSON_CreateObject();
+  if (!root) return NULL;
+  cJSON_AddStringToObject(root, "convlab_version", C1D_VERSION);
+  cJSON_AddStringToObject(root, "command", "bench");
+  cJSON *av = cJSON_AddArrayToObject(root, "argv");
+  for (int i = 0; i < argc && av; i++) cJSON_AddItemToArray(av, cJSON_CreateString(argv[i]));
+  cJSON *mj = cJSON_AddObjectToObject(root, "machine");
+  if (mj) {
+    cJSON_AddStringToObject(mj, "gpu", m->gpu_name);
+    add_num(mj, "sm_count", m->sm_count);
+    add_num(mj, "cc_major", m->cc_major);
+    add_num(mj, "cc_minor", m->cc_minor);
+    add_num(mj, "driver_version", m->driver_version);
+    add_num(mj, "runtime_version", m->runtime_version);
+    add_num(mj, "cudnn_version", (double)m->cudnn_version);
+    add_num(mj, "cublas_version", m->cublas_version);
+    cJSON_AddStringToObject(mj, "cpu", m->cpu);
+  }
+  cJSON *sj = cJSON_AddObjectToObject(root, "shape");
+  if (sj) {
+    add_num(sj, "N", (double)r->shape.N);
+    add_num(sj, "C", (double)r->shape.C);
+    add_num(sj, "O", (double)r->shape.O);
+    add_num(sj, "L", (double)r->shape.L);
+    add_num(sj, "K", (double)r->shape.K);
+    add_num(sj, "D", (double)r->shape.D);
+    cJSON_AddBoolToObject(sj, "bias", r->shape.bias);
+    add_num(sj, "flops", r->flops);
+  }
+  cJSON_AddStringToObject(root, "dist", c1d_dist_name(o->dist));
+  add_num(root, "seed", (double)o->seed);
+  cJSON_AddStringToObject(root, "oracle", r->oracle);
+  add_num(root, "repeats", o->repeats);
+  add_num(root, "ceiling_tflops", o->ceiling_tflops);
+  cJSON_AddStringToObject(root, "ceiling_source", o->ceiling_given ? "given" : "default");
+  add_num(root, "atol", r->atol);
+  add_num(root, "rtol", r->rtol);
+  cJSON *rows = cJSON_AddArrayToObject(root, "rows");
+  for (int i = 0; i < r->n_impls && rows; i++) {
+    const c1d_impl_result *ir = &r->impls[i];
+    cJSON *row = cJSON_CreateObject();
+    if (!row) break;
+    cJSON_AddItemToArray(rows, row);
+    cJSON_AddStringToObject(row, "name", ir->name);
+    cJSON_AddStringToObject(row, "backend", ir->backend ? ir->backend : "gpu");
+    cJSON_AddStringToObject(row, "precision", ir->precision ? ir->precision : "");
+    cJSON_AddStringToObject(row, "summary", ir->summary ? ir->summary : "");
+    cJSON_AddStringToObject(row, "state", ir->state == C1D_RESULT_RAN       ? "ran"
+                                          : ir->state == C1D_RESULT_SKIPPED ? "skipped"
+                                                                             : "failed");
+    if (ir->state == C1D_RESULT_SKIPPED) {
+      cJSON_AddStringToObject(row, "reason", ir->skip_reason);
+      continue;
+    }
+    const c1d_trial_result *t = &ir->trials[0];
+    if (ir->state == C1D_RESULT_FAILED) {
+      cJSON_AddStringToObject(row, "reason", t->error);
+      continue;
+    }
+    add_num(row, "time_median_ms", t->time_median_ms);
+    add_num(row, "time_min_ms", t->time_min_ms);
+    add_num(row, "repeats", t->repeats);
+    add_num(row, "gflops", t->gflops);
+    add_num(row, "pct_of_fp32_ceiling", 100.0 * t->gflops / (o->ceiling_tflops * 1e3));
+    add_num(row, "ratio_to_cudnn_fp32", t->time_median_ms / t_fp32);
+    add_num(row, "ratio_to_cudnn_tf32", t->time_median_ms / t_tf32);
+    add_num(row, "rel_l2", t->metrics.rel_l2);
+    add_num(row, "max_abs", t->metrics.max_abs);
+    add_num(row, "fail_allclose_fraction", fail_fraction(t));
+    add_num(row, "nonfinite", (double)t->metrics.nonfinite);
+    add_num(row, "ulp_p50", t->metrics.ulp_p50);
+    add_num(row, "ulp_max", t->metrics.ulp_max);
+    if (t->algo[0]) cJSON_AddStringToObject(row, "algo", t->algo);
+    else cJSON_AddNullToObject(row, "algo");
+    if (t->math[0]) cJSON_AddStringToObject(row, "math", t->math);
+    else cJSON_AddNullToObject(row, "math");
+    if (t->used_tf32 < 0) cJSON_AddNullToObject(row, "used_tf32");
+    else cJSON_AddBoolToObject(row, "used_tf32", t->used_tf32);
+    if (is_tf32_row(ir) && model) {
+      add_num(row, "model_rel_l2", model->metrics.rel_l2);
+      add_num(row, "observed_over_model", t->metrics.rel_l2 / model->metrics.rel_l2);
+    }
+  }
+  return root;
+}
+
+static int write_json(const char *path, cJSON *root) {
+  char *text = cJSON_Print(root);
+  c1d_atomic_file af;
+  if (!text) {
+    fprintf(stderr, "convlab bench: out of memory printing the JSON report\n");
+    return 1;
+  }
+  if (c1d_atomic_open(&af, path) != C1D_OK) {
+    fprintf(stderr, "convlab bench: %s\n", c1d_error_detail());
+    free(text);
+    return 1;
+  }
+  fputs(text, af.f);
+  fputc('\n', af.f);
+  free(text);
+  if (c1d_atomic_commit(&af) != C1D_OK) {
+    fprintf(stderr, "convlab bench: %s\n", c1d_error_detail());
+    return 1;
+  }
+  return 0;
+}
+
+static int save_inputs(const char *dir, const c1d_shape *s, const float *x, const float *w,
+                       const float *b) {
+  const int64_t xs[3] = {s->N, s->C, s->L}, ws[3] = {s->O, s->C, s->K}, bs[1] = {s->O};
+  const char *names[3] = {"x.npy", "w.npy", "b.npy"};
+  const float *data[3] = {x, w, b};
+  const int64_t *shapes[3] = {xs, ws, bs};
+  const int ndims[3] = {3, 3, 1};
+  if (c1d_make_dirs(dir) != C1D_OK) {
+    fprintf(stderr, "convlab bench: %s\n", c1d_error_detail());
+    return 1;
+  }
+  for (int i = 0; i < (s->bias ? 3 : 2); i++) {
+    char *path = c1d_path_join(dir, names[i]);
+    c1d_status st = path ? c1d_npy_write_f32(path, data[i], ndims[i], shapes[i]) : C1D_ERR_NO_MEMORY;
+    free(path);
+    if (st != C1D_OK) {
+      fprintf(stderr, "convlab bench: %s\n", st == C1D_ERR_NO_MEMORY ? "out of memory" : c1d_error_detail());
+      return 1;
+    }
+  }
+  return 0;
+}
+
+// --- the subcommand ------------------------------------------------------------------------------
+
+int c1d_cmd_bench(int argc, char **argv) {
+  bench_opts o;
+  const c1d_impl *list[MAX_IMPLS];
+  int n = 0, help = 0, rc = C1D_EXIT_OK;
+  float *x = NULL, *w = NULL, *b = NULL;
+  c1d_run_results res;
+  c1d_run_config cfg;
+  c1d_machine machine;
+  c1d_status st;
+  memset(&res, 0, sizeof res);
+  c1d_error_clear();
+  if ((st = parse_args(argc, argv, &o, &help)) != C1D_OK) return c1d_cmd_error("bench", st);
+  if (help) return C1D_EXIT_OK;
+  if ((st = c1d_shape_validate(&o.shape)) != C1D_OK) return c1d_cmd_error("bench", C1D_ERR_USAGE);
+  if ((st = build_list(&o, list, &n)) != C1D_OK) return c1d_cmd_error("bench", st);
+  {
+    const char *why = c1d_gpu_why_unavailable();
+    if (why) {
+      fprintf(stderr, "convlab bench: %s%s\n", strncmp(why, "no CUDA device", 14) ? "no CUDA device: " : "",
+              why);
+      return C1D_EXIT_FAILURE;
+    }
+  }
+
+  c1d_run_config_default(&cfg);
+  cfg.shape = o.shape;
+  cfg.impls = list;
+  cfg.n_impls = n;
+  cfg.dist = o.dist;
+  cfg.seed = o.seed;
+  cfg.trials = 1;
+  cfg.repeats = o.repeats;
+  cfg.oracle = o.oracle;
+  cfg.progress = !o.quiet && isatty(STDERR_FILENO); /* progress lines only for a person watching */
+  if ((st = c1d_run_check(&cfg)) != C1D_OK) return c1d_cmd_error("bench", st);
+  /* The inputs are made here, not by the runner, so that --save-inputs writes exactly what ran. */
+  x = malloc((size_t)c1d_x_count(&o.shape) * sizeof *x);
+  w = malloc((size_t)c1d_w_count(&o.shape) * sizeof *w);
+  b = o.shape.bias ? malloc((size_t)o.shape.O * sizeof *b) : NULL;
+  if (!x || !w || (o.shape.bias && !b)) {
+    fprintf(stderr, "convlab bench: out of host memory for the inputs\n");
+    rc = C1D_EXIT_FAILURE;
+    goto done;
+  }
+  c1d_generate(&o.shape, o.dist, o.seed, x, w, b);
+  if (o.save_inputs && (rc = save_inputs(o.save_inputs, &o.shape, x, w, b))) goto done;
+  cfg.x = x;
+  cfg.w = w;
+  cfg.b = b;
+
+  c1d_machine_describe(&machine);
+  if ((st = c1d_run(&cfg, &res)) != C1D_OK) {
+    rc = c1d_cmd_error("bench", st);
+    goto done;
+  }
+  print_table(stdout, &o, &res, &machine);
+  if (o.out) {
+    cJSON *root = bench_json(&o, &res, &machine, argc, argv);
+    if (!root) {
+      fprintf(stderr, "convlab bench: out of memory building the JSON report\n");
+      rc = C1D_EXIT_FAILURE;
+      goto done;
+    }
+    rc = write_json(o.out, root);
+    cJSON_Delete(root);
+    if (rc) goto done;
+  }
+  rc = c1d_run_any_failed(&res) ? C1D_EXIT_FAILURE : C1D_EXIT_OK;
+done:
+  c1d_run_results_free(&res);
+  free(x);
+  free(w);
+  free(b);
+  return rc;
+}
