@@ -203,9 +203,14 @@ static void print_table(FILE *f, const bench_opts *o, const c1d_run_results *r, 
   c1d_shape_format(&r->shape, shape, sizeof shape);
   fprintf(f, "convlab bench: %s, %.1f GFLOP, inputs %s seed %llu, oracle float64 (%s)\n", shape,
           r->flops / 1e9, c1d_dist_name(o->dist), (unsigned long long)o->seed, r->oracle);
-  fprintf(f, "%s (sm_%d%d, %d SMs), driver %d, runtime %d, cuDNN %ld, cuBLAS %d; median of %d runs\n",
-          m->gpu_name, m->cc_major, m->cc_minor, m->sm_count, m->driver_version, m->runtime_version,
-          m->cudnn_version, m->cublas_version, o->repeats);
+  char drv[16], rt[16];
+  c1d_cuda_version_text(m->driver_version, drv, sizeof drv);
+  c1d_cuda_version_text(m->runtime_version, rt, sizeof rt);
+  fprintf(f, "%s (sm_%d%d, %d SMs), driver CUDA %s, runtime %s, cuDNN %ld.%ld.%ld, cuBLAS %d.%d.%d; "
+          "median of %d runs\n",
+          m->gpu_name, m->cc_major, m->cc_minor, m->sm_count, drv, rt, m->cudnn_version / 10000,
+          m->cudnn_version / 100 % 100, m->cudnn_version % 100, m->cublas_version / 10000,
+          m->cublas_version / 100 % 100, m->cublas_version % 100, o->repeats);
   fprintf(f, "%-20s %9s %9s %6s %6s %6s %9s %9s %7s %9s %6s  %s\n", "implementation", "ms", "GFLOP/s",
           "%ceil", "/fp32", "/tf32", "rel L2", "max|err|", "fail%", "model L2", "obs/m", "algo; math");
   for (int i = 0; i < r->n_impls; i++) {

@@ -5,6 +5,7 @@
 
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/machine.h"
 #include "harness/registry.h"
 #include "reference/status.h"
 
@@ -44,5 +45,12 @@ int c1d_cmd_list(int argc, char **argv) {
            c1d_precision_name(impl->precision), why ? "no: " : "yes", why ? why : "");
     printf("    %s%s\n", impl->summary ? impl->summary : "", impl->mutant ? " [mutant]" : "");
   }
+  /* The libraries behind the cudnn_* and cublas_* rows, as loaded at run time. */
+  c1d_machine m;
+  c1d_machine_describe(&m);
+  if (m.has_gpu)
+    printf("GPU: %s; cuDNN %ld.%ld.%ld, cuBLAS %d.%d.%d\n", m.gpu_name, m.cudnn_version / 10000,
+           m.cudnn_version / 100 % 100, m.cudnn_version % 100, m.cublas_version / 10000,
+           m.cublas_version / 100 % 100, m.cublas_version % 100);
   return C1D_EXIT_OK;
 }
