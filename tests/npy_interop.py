@@ -3,6 +3,9 @@
 
   npy_interop.py write DIR   NumPy writes files for convlab to read (versions 1.0, 2.0, 3.0; f4, f8).
   npy_interop.py check DIR   NumPy reads the files convlab wrote and compares them bit for bit.
+  npy_interop.py conv DIR    NumPy writes x, w (float64 holding float32 values), b and its own causal
+                             Conv1d output y (float64 sums rounded once to float32), D = 2, for
+                             `convlab run --x --w --b --y` to score (tests/test_cli.c).
 
 Values follow one formula on both sides, so neither needs the other's output:
   f8: i*0.37 - 3.0 (double arithmetic);  f4: that double rounded to float32.
@@ -55,8 +58,26 @@ def check(d):
     expect("c_specials.npy", np.load(os.path.join(d, "c_specials.npy")), SPECIALS)
 
 
+def conv(d):
+    rng = np.random.default_rng(7)
+    N, C, O, L, K, D = 2, 4, 3, 32, 3, 2
+    x = rng.standard_normal((N, C, L)).astype(np.float32)
+    w = rng.standard_normal((O, C, K)).astype(np.float32)
+    b = rng.standard_normal(O).astype(np.float32)
+    pad = (K - 1) * D
+    xp = np.concatenate([np.zeros((N, C, pad)), x.astype(np.float64)], axis=2)
+    y = np.zeros((N, O, L)) + b.astype(np.float64)[None, :, None]
+    for k in range(K):
+        y += np.einsum("oc,ncl->nol", w[:, :, k].astype(np.float64), xp[:, :, k * D:k * D + L])
+    np.save(os.path.join(d, "conv_x.npy"), x)
+    np.save(os.path.join(d, "conv_w.npy"), w.astype(np.float64))
+    np.save(os.path.join(d, "conv_b.npy"), b)
+    np.save(os.path.join(d, "conv_y.npy"), y.astype(np.float32))
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in ("write", "check"):
+    modes = {"write": write, "check": check, "conv": conv}
+    if len(sys.argv) != 3 or sys.argv[1] not in modes:
         print(__doc__)
         sys.exit(2)
-    (write if sys.argv[1] == "write" else check)(sys.argv[2])
+    modes[sys.argv[1]](sys.argv[2])

@@ -1,0 +1,428 @@
+/* The convlab program as a user meets it: the built binary is spawned with each bad command line and
+ * must exit with 2 (usage) or 1 (a failure) after exactly one line on stderr that names the problem,
+ * printing nothing on stdout; good command lines print what they promise, and --out appears whole or
+ * not at all. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness/execute.h"
+#include "harness/npy.h"
+#include "harness/registry.h"
+
+#define CONVLAB C1D_BINARY_DIR "/harness/convlab"
+#define MAX_ARGS 16
+
+extern char **environ;
+
+// --- running the binary ------------------------------------------------------------------------
+
+static char dir[64];
+
+static void make_dir(void) {
+  snprintf(dir, sizeof dir, "/tmp/c1d_cli_XXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+}
+
+static void remove_dir(void) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) cr_log_warn("could not remove %s", dir);
+}
+
+TestSuite(cli, .init = make_dir, .fini = remove_dir, .timeout = 120);
+
+typedef struct outcome {
+  int code;
+  char out[65536], err[4096];
+} outcome;
+
+static void slurp(const char *path, char *buf, size_t size) {
+  FILE *f = fopen(path, "rb");
+  size_t n = f ? fread(buf, 1, size - 1, f) : 0;
+  buf[n] = '\0';
+  if (f) fclose(f);
+}
+
+/* Runs convlab with args (NULL-terminated), stdout and stderr captured to files; stdin is /dev/null. */
+static void run_convlab(const char *const *args, outcome *o) {
+  char out_path[128], err_path[128];
+  snprintf(out_path, sizeof out_path, "%s/stdout", dir);
+  snprintf(err_path, sizeof err_path, "%s/stderr", dir);
+  char *argv[MAX_ARGS + 2] = {(char *)CONVLAB};
+  int n = 0;
+  while (args[n] && n < MAX_ARGS) {
+    argv[n + 1] = (char *)args[n];
+    n++;
+  }
+  argv[n + 1] = NULL;
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid;
+  int status = 0;
+  cr_assert_eq(posix_spawn(&pid, CONVLAB, &fa, NULL, argv, environ), 0, "cannot run %s", CONVLAB);
+  posix_spawn_file_actions_destroy(&fa);
+  cr_assert_eq(waitpid(pid, &status, 0), pid);
+  cr_assert(WIFEXITED(status), "convlab died from a signal");
+  o->code = WEXITSTATUS(status);
+  slurp(out_path, o->out, sizeof o->out);
+  slurp(err_path, o->err, sizeof o->err);
+  unlink(out_path);
+  unlink(err_path);
+}
+
+static int line_count(const char *s) {
+  int n = 0;
+  for (; *s; s++) n += *s == '\n';
+  return n;
+}
+
+/* Exit code, exactly one stderr line containing `message`, nothing on stdout. */
+static void expect_one_line_error(const outcome *o, int code, const char *message) {
+  cr_expect_eq(o->code, code, "exit code %d, wanted %d (stderr: %s)", o->code, code, o->err);
+  cr_expect_eq(line_count(o->err), 1, "one line on stderr, got: %s", o->err);
+  cr_expect(strstr(o->err, message) != NULL, "stderr '%s' lacks '%s'", o->err, message);
+  cr_expect_str_eq(o->out, "", "nothing on stdout");
+}
+
+static const char *path_of(const char *name) {
+  static char p[8][160];
+  static int next = 0;
+  char *out = p[next++ % 8];
+  snprintf(out, sizeof p[0], "%s/%s", dir, name);
+  return out;
+}
+
+/* x (N=2, C=4, L=16), w (O=3, C, K=2), b (O), y (N, O, L) with simple values. */
+static void write_tensors(int w_channels) {
+  float x[2 * 4 * 16], w[3 * 8 * 2], b[3] = {0.5f, -1, 2}, y[2 * 3 * 16];
+  for (int i = 0; i < 2 * 4 * 16; i++) x[i] = (float)(i % 7) - 3.0f;
+  for (int i = 0; i < 3 * 8 * 2; i++) w[i] = (float)(i % 5) - 2.0f;
+  for (int i = 0; i < 2 * 3 * 16; i++) y[i] = 0.0f;
+  const int64_t sx[3] = {2, 4, 16}, sw[3] = {3, w_channels, 2}, sb = 3, sy[3] = {2, 3, 16};
+  cr_assert_eq(c1d_npy_write_f32(path_of("x.npy"), x, 3, sx), C1D_OK);
+  cr_assert_eq(c1d_npy_write_f32(path_of("w.npy"), w, 3, sw), C1D_OK);
+  cr_assert_eq(c1d_npy_write_f32(path_of("b.npy"), b, 1, &sb), C1D_OK);
+  cr_assert_eq(c1d_npy_write_f32(path_of("y.npy"), y, 3, sy), C1D_OK);
+}
+
+// --- usage errors: exit 2, one line --------------------------------------------------------------
+
+typedef struct usage_case {
+  char args[MAX_ARGS][48]; /* "" ends the list; "@x" etc. are replaced by files in the test dir */
+  char message[64];
+} usage_case;
+
+static const usage_case usage_cases[] = {
+    {{""}, "a command is needed"},
+    {{"frobnicate"}, "unknown command 'frobnicate'"},
+    {{"run", "--frobnicate"}, "unknown option '--frobnicate'"},
+    {{"run", "-x"}, "unknown option '-x'"},
+    {{"run", "stray"}, "unexpected argument 'stray'"},
+    {{"run", "--batch"}, "--batch needs a value"},
+    {{"run", "--batch", "abc"}, "--batch expects an integer (got 'abc')"},
+    {{"run", "--batch", "12x"}, "--batch expects an integer (got '12x')"},
+    {{"run", "--batch", " 12"}, "--batch expects an integer"},
+    {{"run", "--batch", "-3"}, "--batch must be positive (got -3)"},
+    {{"run", "--batch=0"}, "--batch must be positive (got 0)"},
+    {{"run", "--batch", "99999999999999999999999"}, "--batch is out of range"},
+    {{"run", "--length", "2000000000000"}, "--length must be at most"},
+    {{"run", "--batch", "2", "--batch", "3"}, "--batch is given twice"},
+    {{"run", "--bias=1"}, "--bias takes no value"},
+    {{"run", "--seed", "-1"}, "--seed must be non-negative"},
+    {{"run", "--seed", "18446744073709551616"}, "--seed is out of range"},
+    {{"run", "--trials", "0"}, "--trials must be positive"},
+    {{"run", "--repeats", "many"}, "--repeats expects an integer"},
+    {{"run", "--atol", "nan"}, "--atol expects a number"},
+    {{"run", "--atol", "-1e-3"}, "--atol must be at least 0"},
+    {{"run", "--rtol", "1e999"}, "--rtol is out of range"},
+    {{"run", "--lambda", "0"}, "--lambda must be positive"},
+    {{"run", "--dist", "cauchy"}, "unknown distribution 'cauchy'"},
+    {{"run", "--impl", "nosuch"}, "unknown implementation 'nosuch'"},
+    {{"run", "--impl="}, "--impl needs a non-empty value"},
+    {{"run", "--oracle", "tpu"}, "--oracle must be cpu, gpu or auto"},
+    {{"run", "--compare", "naive"}, "--compare expects two names A,B"},
+    {{"run", "--compare", "naive,kahan,tap_partial"}, "--compare expects two names A,B"},
+    {{"run", "--compare", "naive,naive"}, "two different names"},
+    {{"run", "--compare", "naive,nosuch"}, "--compare: unknown implementation 'nosuch'"},
+    {{"run", "--cin", "4", "--taps", "1000000", "--dilation", "1000000"}, "receptive field"},
+    {{"run", "--x", "@x"}, "--x and --w go together"},
+    {{"run", "--b", "@b"}, "--b needs --x and --w"},
+    {{"run", "--y", "@y"}, "--y needs --x and --w"},
+    {{"run", "--x", "@x", "--w", "@w", "--dist", "normal"}, "--dist conflicts with --x"},
+    {{"run", "--x", "@x", "--w", "@w", "--seed", "3"}, "--seed conflicts with --x"},
+    {{"run", "--x", "@x", "--w", "@w", "--trials", "2"}, "--trials conflicts with --x"},
+    {{"run", "--x", "@x", "--w", "@w", "--cin", "5"}, "--cin 5 disagrees with"},
+    {{"run", "--x", "@x", "--w", "@w", "--taps", "3"}, "--taps 3 disagrees with"},
+    {{"run", "--x", "@x", "--w", "@w", "--bias"}, "--bias with --x needs --b"},
+    {{"list", "--all"}, "unknown option '--all'"},
+};
+
+ParameterizedTestParameters(cli, refuses_each_bad_command_line_with_exit_2_and_one_line) {
+  return cr_make_param_array(usage_case, usage_cases, sizeof usage_cases / sizeof usage_cases[0]);
+}
+
+ParameterizedTest(const usage_case *c, cli, refuses_each_bad_command_line_with_exit_2_and_one_line) {
+  const char *args[MAX_ARGS + 1];
+  int n = 0;
+  write_tensors(4);
+  for (; n < MAX_ARGS && c->args[n][0]; n++)
+    args[n] = c->args[n][0] == '@' ? path_of(c->args[n][1] == 'x'   ? "x.npy"
+                                             : c->args[n][1] == 'w' ? "w.npy"
+                                             : c->args[n][1] == 'b' ? "b.npy"
+                                                                    : "y.npy")
+                                   : c->args[n];
+  args[n] = NULL;
+  outcome *o = malloc(sizeof *o);
+  run_convlab(args, o);
+  expect_one_line_error(o, 2, c->message);
+  free(o);
+}
+
+// --- failures: exit 1, one line naming the file --------------------------------------------------
+
+Test(cli, names_a_file_whose_channels_do_not_match_and_exits_1) {
+  outcome *o = malloc(sizeof *o);
+  write_tensors(8);
+  run_convlab((const char *[]){"run", "--x", path_of("x.npy"), "--w", path_of("w.npy"), NULL}, o);
+  expect_one_line_error(o, 1, "w.npy has C=8 but");
+  free(o);
+}
+
+Test(cli, names_a_missing_or_malformed_input_file) {
+  outcome *o = malloc(sizeof *o);
+  write_tensors(4);
+  run_convlab((const char *[]){"run", "--x", path_of("none.npy"), "--w", path_of("w.npy"), NULL}, o);
+  expect_one_line_error(o, 1, "none.npy: cannot open");
+  FILE *f = fopen(path_of("junk.npy"), "w");
+  fputs("not numpy", f);
+  fclose(f);
+  run_convlab((const char *[]){"run", "--x", path_of("x.npy"), "--w", path_of("junk.npy"), NULL}, o);
+  expect_one_line_error(o, 1, "junk.npy: not a .npy file");
+  free(o);
+}
+
+Test(cli, refuses_a_float64_candidate_output) {
+  outcome *o = malloc(sizeof *o);
+  write_tensors(4);
+  double y[2 * 3 * 16] = {0};
+  const int64_t sy[3] = {2, 3, 16};
+  cr_assert_eq(c1d_npy_write_f64(path_of("y64.npy"), y, 3, sy), C1D_OK);
+  run_convlab((const char *[]){"run", "--x", path_of("x.npy"), "--w", path_of("w.npy"), "--y",
+                               path_of("y64.npy"), NULL},
+              o);
+  expect_one_line_error(o, 1, "must be float32");
+  free(o);
+}
+
+Test(cli, refuses_a_shape_beyond_physical_memory_before_allocating) {
+  outcome *o = malloc(sizeof *o);
+  run_convlab((const char *[]){"run", "--batch", "1024", "--cin", "1024", "--cout", "1024", "--length",
+                               "1000000", NULL},
+              o);
+  expect_one_line_error(o, 1, "GiB of host memory");
+  free(o);
+}
+
+Test(cli, refuses_the_gpu_oracle_without_a_device) {
+  if (c1d_gpu_oracle_built() && !c1d_gpu_why_unavailable())
+    cr_skip_test("this machine can run the GPU oracle");
+  outcome *o = malloc(sizeof *o);
+  run_convlab((const char *[]){"run", "--batch", "1", "--length", "64", "--oracle", "gpu", NULL}, o);
+  expect_one_line_error(o, 1, "GPU oracle");
+  free(o);
+}
+
+// --- what works ----------------------------------------------------------------------------------
+
+Test(cli, prints_help_for_the_program_and_each_command_with_exit_0) {
+  outcome *o = malloc(sizeof *o);
+  run_convlab((const char *[]){"--help", NULL}, o);
+  cr_expect_eq(o->code, 0);
+  cr_expect(strstr(o->out, "usage: convlab <command>") && strstr(o->out, "run") && strstr(o->out, "list"));
+  run_convlab((const char *[]){"run", "--help", NULL}, o);
+  cr_expect_eq(o->code, 0);
+  cr_expect(strstr(o->out, "--batch") && strstr(o->out, "--compare") && strstr(o->out, "--save-outputs"));
+  run_convlab((const char *[]){"list", "--help", NULL}, o);
+  cr_expect_eq(o->code, 0);
+  cr_expect(strstr(o->out, "--mutants") != NULL);
+  run_convlab((const char *[]){"--version", NULL}, o);
+  cr_expect_eq(o->code, 0);
+  cr_expect(strncmp(o->out, "convlab ", 8) == 0);
+  free(o);
+}
+
+Test(cli, lists_every_non_mutant_implementation_and_whether_it_runs_here) {
+  outcome *o = malloc(sizeof *o);
+  run_convlab((const char *[]){"list", NULL}, o);
+  cr_expect_eq(o->code, 0);
+  int n = 0;
+  const c1d_impl *const *table = c1d_registry(&n);
+  for (int i = 0; i < n; i++) {
+    char line[160];
+    snprintf(line, sizeof line, "\n%s ", table[i]->name);
+    cr_expect_eq(strstr(o->out, line) != NULL, !table[i]->mutant, "%s", table[i]->name);
+  }
+  free(o);
+}
+
+static cJSON *parse_json_stdout(const outcome *o) {
+  cJSON *root = cJSON_Parse(o->out);
+  cr_assert_not_null(root, "stdout is not JSON: %.200s", o->out);
+  return root;
+}
+
+Test(cli, prints_the_json_report_with_every_selected_implementation) {
+  outcome *o = malloc(sizeof *o);
+  run_convlab((const char *[]){"run", "--batch", "1", "--cin", "8", "--cout", "4", "--length", "64",
+                               "--impl", "all", "--json", NULL},
+              o);
+  cr_expect_eq(o->code, 0, "%s", o->err);
+  cr_expect_str_eq(o->err, "", "no progress or notes when stderr is not a terminal");
+  cJSON *root = parse_json_stdout(o), *impls = cJSON_GetObjectItem(root, "implementations");
+  int n = 0;
+  const c1d_impl *const *table = c1d_registry(&n);
+  int non_mutants = 0;
+  for (int i = 0; i < n; i++) non_mutants += !table[i]->mutant;
+  cr_expect_eq(cJSON_GetArraySize(impls), non_mutants, "--impl all: every non-mutant");
+  cJSON *impl;
+  cJSON_ArrayForEach(impl, impls) {
+    const char *status = cJSON_GetStringValue(cJSON_GetObjectItem(impl, "status"));
+    const char *name = cJSON_GetStringValue(cJSON_GetObjectItem(impl, "name"));
+    const c1d_impl *d = c1d_find_impl(name);
+    cr_assert_not_null(d);
+    if (c1d_impl_unavailable(d))
+      cr_expect_str_eq(status, "skipped", "%s cannot run here: skipped, not failed", name);
+    else
+      cr_expect_str_eq(status, "ran", "%s", name);
+  }
+  cJSON_Delete(root);
+  free(o);
+}
+
+Test(cli, scores_a_candidate_output_read_from_a_file) {
+  outcome *o = malloc(sizeof *o);
+  write_tensors(4);
+  run_convlab((const char *[]){"run", "--x", path_of("x.npy"), "--w", path_of("w.npy"), "--b",
+                               path_of("b.npy"), "--y", path_of("y.npy"), "--impl", "naive", "--dilation",
+                               "3", "--json", NULL},
+              o);
+  cr_expect_eq(o->code, 0, "%s", o->err);
+  cJSON *root = parse_json_stdout(o);
+  cJSON *problem = cJSON_GetObjectItem(root, "problem");
+  cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(problem, "D")), 3);
+  cr_expect(cJSON_IsTrue(cJSON_GetObjectItem(problem, "bias")));
+  cJSON *impls = cJSON_GetObjectItem(root, "implementations");
+  cr_assert_eq(cJSON_GetArraySize(impls), 2);
+  cJSON *cand = cJSON_GetArrayItem(impls, 1);
+  cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cand, "name")), "file:y.npy");
+  cJSON *metrics = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(cand, "trials"), 0), "metrics");
+  cr_expect_gt(cJSON_GetNumberValue(cJSON_GetObjectItem(metrics, "max_abs")), 0.0, "y is all zeros");
+  cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "inputs"), "source")),
+                   "files");
+  cJSON_Delete(root);
+  free(o);
+}
+
+Test(cli, notes_in_one_line_that_float64_inputs_were_rounded) {
+  outcome *o = malloc(sizeof *o);
+  write_tensors(4);
+  double x[2 * 4 * 16];
+  for (int i = 0; i < 2 * 4 * 16; i++) x[i] = 0.1 * (i % 9);
+  const int64_t sx[3] = {2, 4, 16};
+  cr_assert_eq(c1d_npy_write_f64(path_of("x64.npy"), x, 3, sx), C1D_OK);
+  run_convlab((const char *[]){"run", "--x", path_of("x64.npy"), "--w", path_of("w.npy"), "--impl", "naive",
+                               "--json", NULL},
+              o);
+  cr_expect_eq(o->code, 0, "%s", o->err);
+  cr_expect_eq(line_count(o->err), 1, "%s", o->err);
+  cr_expect(strstr(o->err, "x64.npy is float64") && strstr(o->err, "rounded to float32"), "%s", o->err);
+  free(o);
+}
+
+Test(cli, scores_a_candidate_that_numpy_computed) {
+  if (system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") != 0)
+    cr_skip_test("/usr/bin/python3 has no NumPy (apt-get install python3-numpy)");
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s/tests/npy_interop.py conv '%s'", C1D_SOURCE_DIR, dir);
+  cr_assert_eq(system(cmd), 0);
+  outcome *o = malloc(sizeof *o);
+  run_convlab((const char *[]){"run", "--x", path_of("conv_x.npy"), "--w", path_of("conv_w.npy"), "--b",
+                               path_of("conv_b.npy"), "--y", path_of("conv_y.npy"), "--dilation", "2",
+                               "--impl", "naive", "--json", NULL},
+              o);
+  cr_expect_eq(o->code, 0, "%s", o->err);
+  cr_expect_str_eq(o->err, "", "w is float64 holding float32 values: no rounding note");
+  cJSON *root = parse_json_stdout(o);
+  cJSON *cand = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "implementations"), 1);
+  cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cand, "status")), "ran");
+  cJSON *m = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(cand, "trials"), 0), "metrics");
+  cr_expect_leq(cJSON_GetNumberValue(cJSON_GetObjectItem(m, "ulp_max")), 1.0,
+                "NumPy's float64 sums rounded once are within an ULP of the oracle");
+  cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(m, "fail_default")), 0);
+  cJSON_Delete(root);
+  free(o);
+}
+
+static int count_entries(const char *d) {
+  DIR *dd = opendir(d);
+  int n = 0;
+  if (!dd) return -1;
+  for (struct dirent *e; (e = readdir(dd));)
+    if (e->d_name[0] != '.') n++;
+  closedir(dd);
+  return n;
+}
+
+Test(cli, writes_the_three_reports_under_out_and_nothing_else) {
+  outcome *o = malloc(sizeof *o);
+  const char *out = path_of("reports/run1");
+  run_convlab((const char *[]){"run", "--batch", "1", "--cin", "8", "--cout", "4", "--length", "64",
+                               "--impl", "naive,kahan", "--out", out, NULL},
+              o);
+  cr_expect_eq(o->code, 0, "%s", o->err);
+  cr_expect(strstr(o->out, "naive") && strstr(o->out, "kahan"), "the table is printed too");
+  cr_expect_eq(count_entries(out), 3, "report.json, report.csv, report.txt and no temporary file");
+  char path[256];
+  snprintf(path, sizeof path, "%s/report.json", out);
+  cr_expect_eq(access(path, R_OK), 0);
+  free(o);
+}
+
+Test(cli, leaves_no_report_when_the_run_fails) {
+  outcome *o = malloc(sizeof *o);
+  const char *out = path_of("reports"), *blocker = path_of("file");
+  FILE *f = fopen(blocker, "w");
+  fclose(f);
+  char save[200];
+  snprintf(save, sizeof save, "%s/sub", blocker); /* a directory below a regular file cannot exist */
+  run_convlab((const char *[]){"run", "--batch", "1", "--cin", "8", "--cout", "4", "--length", "64",
+                               "--impl", "naive", "--out", out, "--save-outputs", save, NULL},
+              o);
+  expect_one_line_error(o, 1, "is not a directory");
+  cr_expect_eq(count_entries(out), -1, "no report directory was made");
+  free(o);
+}
+
+Test(cli, says_in_one_line_that_it_shrinks_the_default_shape_without_a_gpu) {
+  if (!c1d_gpu_why_unavailable()) cr_skip_test("this machine has a GPU: the default is the headline shape");
+  outcome *o = malloc(sizeof *o);
+  run_convlab((const char *[]){"run", "--impl", "naive", "--repeats", "1", NULL}, o);
+  cr_expect_eq(o->code, 0, "%s", o->err);
+  cr_expect_eq(line_count(o->err), 1, "%s", o->err);
+  cr_expect(strstr(o->err, "no CUDA device") && strstr(o->err, "N=2 C=256 O=256 L=4096 K=4 D=1"), "%s",
+            o->err);
+  cr_expect(strstr(o->out, "N=2 C=256 O=256 L=4096 K=4 D=1") != NULL, "%s", o->out);
+  free(o);
+}

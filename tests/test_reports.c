@@ -1,0 +1,283 @@
+/* The report writers on a real small run (implementations that run, one that is skipped, one that
+ * fails, a comparison, two trials): the JSON parses and carries every documented field,
+ * the CSV has the documented columns with one row per implementation and trial, the console table fits
+ * in 100 columns, and docs/report-format.md names every field the writers emit. */
+#include <criterion/criterion.h>
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/report.h"
+#include "harness/runner.h"
+
+extern const c1d_impl c1d_cpu_naive, c1d_cpu_kahan;
+
+static c1d_status fail_run(const c1d_shape *s, const float *x, const float *w, const float *b, float *y,
+                           c1d_exec *ex) {
+  return c1d_fail(C1D_ERR_INTERNAL, "broken, \"quoted\", on purpose");
+}
+static const c1d_impl failing = {.name = "failing", .summary = "always fails", .backend = C1D_BACKEND_CPU,
+                                 .precision = C1D_PREC_FP32, .run = fail_run};
+
+static const char *never(const c1d_shape *s) { return "never supported (test)"; }
+static const c1d_impl skipped = {.name = "skipped", .summary = "unsupported everywhere",
+                                 .backend = C1D_BACKEND_CPU, .precision = C1D_PREC_FP32,
+                                 .supported = never, .run = fail_run};
+
+static c1d_run_results results;
+static const c1d_machine machine = {.cpu = "Test CPU", .threads = 2, .memory_bytes = 1e9,
+                                    .gpu_reason = "no CUDA device: test"};
+static const c1d_report_meta meta = {"convlab run --test", NULL, NULL, NULL, NULL, &machine};
+
+/* Two trials of four implementations (ran, skipped, failed, ran) and a comparison of the two that ran. */
+static void setup(void) {
+  static const c1d_impl *impls[] = {&c1d_cpu_naive, &skipped, &failing, &c1d_cpu_kahan};
+  c1d_run_config cfg;
+  c1d_run_config_default(&cfg);
+  cfg.shape = (c1d_shape){.N = 1, .C = 4, .O = 3, .L = 32, .K = 2, .D = 1};
+  cfg.impls = impls;
+  cfg.n_impls = 4;
+  cfg.trials = 2;
+  cfg.repeats = 1;
+  cfg.oracle = C1D_ORACLE_CPU;
+  cfg.compare_a = "naive";
+  cfg.compare_b = "kahan";
+  cr_assert_eq(c1d_run(&cfg, &results), C1D_OK, "%s", c1d_error_detail());
+}
+
+static void teardown(void) { c1d_run_results_free(&results); }
+
+TestSuite(reports, .init = setup, .fini = teardown);
+
+// --- JSON --------------------------------------------------------------------------------------
+
+static cJSON *parsed(void) {
+  char *text = c1d_report_json_text(&meta, &results);
+  cr_assert_not_null(text);
+  cJSON *root = cJSON_Parse(text);
+  cr_assert_not_null(root, "the JSON report does not parse");
+  free(text);
+  return root;
+}
+
+static cJSON *need(const cJSON *o, const char *key) {
+  cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+  cr_assert_not_null(v, "missing field '%s'", key);
+  return v;
+}
+
+static void need_all(const cJSON *o, const char *const *keys) {
+  for (; *keys; keys++) need(o, *keys);
+}
+
+static const char *const top_keys[] = {"convlab_version", "command", "problem", "inputs", "machine",
+                                       "compile_flags", "tolerances", "oracle", "implementations",
+                                       "comparisons", NULL};
+static const char *const problem_keys[] = {"N", "C", "O", "L", "K", "D", "bias", "flops", NULL};
+static const char *const inputs_keys[] = {"source", "dist", "seed", "trials", "files", NULL};
+static const char *const files_keys[] = {"x", "w", "b", "y", NULL};
+static const char *const machine_keys[] = {"cpu", "threads", "memory_bytes", "gpu", "gpu_unavailable", NULL};
+static const char *const tolerance_keys[] = {"atol", "rtol", "lambda", "default_atol", "default_rtol", NULL};
+static const char *const impl_keys[] = {"name", "backend", "precision", "summary", "status", "skip_reason",
+                                        "trials", NULL};
+static const char *const trial_keys[] = {"seed", "status", "error", "metrics", "histograms", "time_ms",
+                                         "gflops", "algo", "math", "used_tf32", NULL};
+static const char *const metric_keys[] = {
+    "count", "max_abs", "argmax_abs", "max_rel", "rel_l2", "ulp_p50", "ulp_p99", "ulp_max",
+    "fail_default", "fail_default_frac", "fail_user", "fail_user_frac", "beyond_det", "beyond_det_frac",
+    "beyond_prob", "beyond_prob_frac", "max_det_ratio", "max_prob_ratio", "nonfinite",
+    "first_nonfinite", "nonfinite_ref", NULL};
+static const char *const hist_keys[] = {"lo_log10", "hi_log10", "counts", "zero", "below", "above",
+                                        "nonfinite", NULL};
+static const char *const time_keys[] = {"median", "min", "repeats", NULL};
+static const char *const comparison_keys[] = {"a", "b", "reference", "bound_u", "trials", NULL};
+
+Test(reports, json_parses_and_carries_the_documented_top_level_fields) {
+  cJSON *root = parsed();
+  need_all(root, top_keys);
+  need_all(need(root, "problem"), problem_keys);
+  need_all(need(root, "inputs"), inputs_keys);
+  need_all(need(need(root, "inputs"), "files"), files_keys);
+  need_all(need(root, "machine"), machine_keys);
+  need_all(need(root, "tolerances"), tolerance_keys);
+  cr_expect_eq(cJSON_GetNumberValue(need(need(root, "problem"), "L")), 32);
+  cr_expect(cJSON_IsFalse(need(need(root, "problem"), "bias")));
+  cr_expect_str_eq(cJSON_GetStringValue(need(need(root, "inputs"), "source")), "generated");
+  cr_expect_str_eq(cJSON_GetStringValue(need(need(root, "inputs"), "dist")), "normal");
+  cr_expect(cJSON_IsNull(need(need(root, "machine"), "gpu")));
+  cr_expect_str_eq(cJSON_GetStringValue(need(root, "command")), "convlab run --test");
+  cr_expect(strlen(cJSON_GetStringValue(need(root, "compile_flags"))) > 10);
+  cJSON_Delete(root);
+}
+
+Test(reports, json_gives_each_implementation_its_status_trials_metrics_and_histograms) {
+  cJSON *root = parsed(), *impls = need(root, "implementations");
+  cr_assert_eq(cJSON_GetArraySize(impls), 4);
+  cJSON *impl;
+  cJSON_ArrayForEach(impl, impls) need_all(impl, impl_keys);
+  cJSON *naive = cJSON_GetArrayItem(impls, 0), *skip = cJSON_GetArrayItem(impls, 1),
+        *fail = cJSON_GetArrayItem(impls, 2);
+  cr_expect_str_eq(cJSON_GetStringValue(need(naive, "status")), "ran");
+  cr_expect_str_eq(cJSON_GetStringValue(need(skip, "status")), "skipped");
+  cr_expect_str_eq(cJSON_GetStringValue(need(skip, "skip_reason")), "never supported (test)");
+  cr_expect_eq(cJSON_GetArraySize(need(skip, "trials")), 0);
+  cr_expect_str_eq(cJSON_GetStringValue(need(fail, "status")), "failed");
+  cJSON *ftrial = cJSON_GetArrayItem(need(fail, "trials"), 0);
+  cr_expect_str_eq(cJSON_GetStringValue(need(ftrial, "error")), "broken, \"quoted\", on purpose");
+  cr_expect(cJSON_IsNull(need(ftrial, "metrics")));
+
+  cJSON *trials = need(naive, "trials");
+  cr_assert_eq(cJSON_GetArraySize(trials), 2);
+  cJSON *t = cJSON_GetArrayItem(trials, 1);
+  need_all(t, trial_keys);
+  cr_expect_eq(cJSON_GetNumberValue(need(t, "seed")), 1);
+  need_all(need(t, "metrics"), metric_keys);
+  need_all(need(t, "time_ms"), time_keys);
+  cJSON *abs = need(need(t, "histograms"), "abs_err");
+  need_all(abs, hist_keys);
+  need_all(need(need(t, "histograms"), "bound_ratio"), hist_keys);
+  double total = cJSON_GetNumberValue(need(abs, "zero")) + cJSON_GetNumberValue(need(abs, "below")) +
+                 cJSON_GetNumberValue(need(abs, "above")) + cJSON_GetNumberValue(need(abs, "nonfinite"));
+  cJSON *c;
+  cJSON_ArrayForEach(c, need(abs, "counts")) total += cJSON_GetNumberValue(c);
+  cr_expect_eq(total, cJSON_GetNumberValue(need(need(t, "metrics"), "count")),
+               "the histogram accounts for every element");
+  cr_expect(cJSON_IsNull(need(t, "used_tf32")), "a CPU implementation does not report TF32 use");
+  cJSON_Delete(root);
+}
+
+Test(reports, json_carries_the_comparison) {
+  cJSON *root = parsed(), *cmps = need(root, "comparisons");
+  cr_assert_eq(cJSON_GetArraySize(cmps), 1);
+  cJSON *cmp = cJSON_GetArrayItem(cmps, 0);
+  need_all(cmp, comparison_keys);
+  cr_expect_str_eq(cJSON_GetStringValue(need(cmp, "reference")), "kahan");
+  cr_expect_eq(cJSON_GetNumberValue(need(cmp, "bound_u")), 0x1p-23);
+  need_all(need(cJSON_GetArrayItem(need(cmp, "trials"), 0), "metrics"), metric_keys);
+  cJSON_Delete(root);
+}
+
+Test(reports, json_writes_non_finite_numbers_as_null) {
+  results.impls[0].trials[0].metrics.ulp_max = INFINITY;
+  results.impls[0].trials[0].gflops = NAN;
+  cJSON *root = parsed();
+  cJSON *t = cJSON_GetArrayItem(need(cJSON_GetArrayItem(need(root, "implementations"), 0), "trials"), 0);
+  cr_expect(cJSON_IsNull(need(need(t, "metrics"), "ulp_max")));
+  cr_expect(cJSON_IsNull(need(t, "gflops")));
+  cJSON_Delete(root);
+}
+
+// --- CSV ---------------------------------------------------------------------------------------
+
+/* Splits one RFC 4180 line into at most max fields; returns the count. */
+static int split_csv(const char *line, char fields[][600], int max) {
+  int n = 0;
+  const char *p = line;
+  for (;;) {
+    char *out = n < max ? fields[n] : NULL;
+    size_t len = 0;
+    if (*p == '"') {
+      for (p++; *p && !(*p == '"' && p[1] != '"'); p++) {
+        if (*p == '"') p++;
+        if (out && len < 599) out[len++] = *p;
+      }
+      if (*p == '"') p++;
+    } else {
+      for (; *p && *p != ',' && *p != '\n'; p++)
+        if (out && len < 599) out[len++] = *p;
+    }
+    if (out) out[len] = '\0';
+    n++;
+    if (*p != ',') return n;
+    p++;
+  }
+}
+
+static char *csv_text(void) {
+  char *buf = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&buf, &size);
+  c1d_report_csv(f, &meta, &results);
+  fclose(f);
+  return buf;
+}
+
+Test(reports, csv_has_the_documented_columns_and_one_row_per_implementation_and_trial) {
+  int ncol = 0;
+  const char *const *cols = c1d_report_csv_columns(&ncol);
+  char *text = csv_text();
+  static char fields[64][600];
+  int rows = 0;
+  for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    int n = split_csv(line, fields, 64);
+    cr_expect_eq(n, ncol, "row %d has %d cells, the header %d: %s", rows, n, ncol, line);
+    if (rows == 0)
+      for (int i = 0; i < ncol && i < n; i++) cr_expect_str_eq(fields[i], cols[i]);
+    if (rows > 0 && strcmp(fields[0], "failing") == 0) {
+      cr_expect_str_eq(fields[4], "failed");
+      cr_expect_str_eq(fields[6], "broken, \"quoted\", on purpose", "quoting survives a round trip");
+    }
+    rows++;
+  }
+  /* header + naive 2 + skipped 1 + failing 2 + kahan 2 + comparison 2 */
+  cr_expect_eq(rows, 1 + 2 + 1 + 2 + 2 + 2);
+  free(text);
+}
+
+Test(reports, csv_starts_with_identity_and_shape_columns) {
+  int n = 0;
+  const char *const *cols = c1d_report_csv_columns(&n);
+  const char *const first[] = {"name", "reference", "backend", "precision", "status", "skip_reason",
+                               "error", "trial", "seed", "N", "C", "O", "L", "K", "D", "bias"};
+  for (unsigned i = 0; i < sizeof first / sizeof first[0]; i++) cr_expect_str_eq(cols[i], first[i]);
+}
+
+// --- console -----------------------------------------------------------------------------------
+
+Test(reports, console_table_fits_in_100_columns_and_names_every_implementation) {
+  char *buf = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&buf, &size);
+  c1d_report_console(f, &meta, &results);
+  fclose(f);
+  for (char *save = NULL, *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+    cr_expect_leq(strlen(line), 100, "too wide: %s", line);
+  free(buf);
+  f = open_memstream(&buf, &size);
+  c1d_report_console(f, &meta, &results);
+  fclose(f);
+  cr_expect(strstr(buf, "naive ") && strstr(buf, "kahan "));
+  cr_expect(strstr(buf, "skipped: never supported (test)") != NULL);
+  cr_expect(strstr(buf, "FAILED: broken") != NULL);
+  cr_expect(strstr(buf, "compare: naive against kahan") != NULL);
+  free(buf);
+}
+
+// --- the documentation -------------------------------------------------------------------------
+
+Test(reports, format_document_names_every_json_field_and_csv_column) {
+  FILE *f = fopen(C1D_SOURCE_DIR "/docs/report-format.md", "r");
+  cr_assert_not_null(f, "docs/report-format.md is missing");
+  static char doc[65536];
+  size_t n = fread(doc, 1, sizeof doc - 1, f);
+  doc[n] = '\0';
+  fclose(f);
+  const char *const *lists[] = {top_keys, problem_keys, inputs_keys, machine_keys, tolerance_keys,
+                                impl_keys, trial_keys, metric_keys, hist_keys, time_keys, comparison_keys};
+  for (unsigned l = 0; l < sizeof lists / sizeof lists[0]; l++)
+    for (const char *const *k = lists[l]; *k; k++) {
+      char quoted[64], ticked[64];
+      snprintf(quoted, sizeof quoted, "\"%s\"", *k);
+      snprintf(ticked, sizeof ticked, "`%s`", *k);
+      cr_expect(strstr(doc, quoted) || strstr(doc, ticked), "the document lacks JSON field %s", *k);
+    }
+  int ncol = 0;
+  const char *const *cols = c1d_report_csv_columns(&ncol);
+  for (int i = 0; i < ncol; i++) {
+    char ticked[64];
+    snprintf(ticked, sizeof ticked, "`%s`", cols[i]);
+    cr_expect(strstr(doc, ticked) != NULL, "the document lacks CSV column %s", cols[i]);
+  }
+}
