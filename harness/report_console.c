@@ -97,13 +97,13 @@ static const char *fmt_pct(char *b, double p) {
 // --- lines -------------------------------------------------------------------------------------
 
 static void print_header(FILE *f) {
-  fprintf(f, "%-16s %8s %7s %8s %8s %5s %5s %5s %5s %5s %6s %6s\n", "name", "time ms", "GFLOP/s",
+  fprintf(f, "%-18s %8s %7s %8s %8s %5s %5s %5s %5s %5s %6s %6s\n", "name", "time ms", "GFLOP/s",
           "max abs", "rel L2", "ulp50", "ulp99", "ulpmx", "fail%", ">det%", ">prob%", "nonfin");
 }
 
 static void print_figures(FILE *f, const char *name, const line_figures *v) {
   char b[11][16];
-  fprintf(f, "%-16.16s %8s %7s %8s %8s %5s %5s %5s %5s %5s %6s %6s\n", name, fmt_time(b[0], v->time_ms),
+  fprintf(f, "%-18.18s %8s %7s %8s %8s %5s %5s %5s %5s %5s %6s %6s\n", name, fmt_time(b[0], v->time_ms),
           fmt_rate(b[1], v->gflops), fmt_sci(b[2], v->max_abs), fmt_sci(b[3], v->rel_l2),
           fmt_count(b[4], v->ulp50), fmt_count(b[5], v->ulp99), fmt_count(b[6], v->ulpmax),
           fmt_pct(b[7], v->fail_pct), fmt_pct(b[8], v->det_pct), fmt_pct(b[9], v->prob_pct),
@@ -112,8 +112,8 @@ static void print_figures(FILE *f, const char *name, const line_figures *v) {
 
 /* "name  label: text", cut to the table width. */
 static void print_note_line(FILE *f, const char *name, const char *label, const char *text) {
-  int room = WIDTH - 16 - 1 - (int)strlen(label) - 2;
-  fprintf(f, "%-16.16s %s: %.*s\n", name, label, room > 0 ? room : 0, text);
+  int room = WIDTH - 18 - 1 - (int)strlen(label) - 2;
+  fprintf(f, "%-18.18s %s: %.*s\n", name, label, room > 0 ? room : 0, text);
 }
 
 static const char *first_error(const c1d_impl_result *ir) {
