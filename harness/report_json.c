@@ -68,7 +68,7 @@ static cJSON *inputs_json(const c1d_report_meta *meta, const c1d_run_results *r)
 }
 
 static void add_version(cJSON *o, const char *key, long v, long major_div, long minor_div) {
-  char b[32];
+  char b[64];
   if (v <= 0) {
     cJSON_AddNullToObject(o, key);
     return;
