@@ -10,6 +10,8 @@
 
 // --- CPU implementations (cpu/) ----------------------------------------------------------------
 extern const c1d_impl c1d_cpu_naive, c1d_cpu_tap_partial, c1d_cpu_kahan, c1d_cpu_tf32_inputs;
+/* CPU twins of the fast kernels (issue 8) */
+extern const c1d_impl c1d_cpu_kahan_blocked, c1d_cpu_split_3xtf32;
 
 // --- GPU implementations (gpu/) ----------------------------------------------------------------
 #ifdef C1D_HAVE_CUDA
@@ -19,6 +21,8 @@ extern const c1d_impl c1d_gpu_naive, c1d_gpu_tap_partial, c1d_gpu_kahan, c1d_gpu
 /* library baselines (cuDNN, cuBLAS) and the TF32 model on the GPU */
 extern const c1d_impl c1d_gpu_cudnn_fp32, c1d_gpu_cudnn_tf32, c1d_gpu_cublas_im2col_fp32,
     c1d_gpu_cublas_im2col_tf32, c1d_gpu_tf32_inputs;
+/* the fast kernels: register-tiled FP32 and Kahan, TF32 and 3xTF32 tensor cores */
+extern const c1d_impl c1d_gpu_fp32_fast, c1d_gpu_kahan_fast, c1d_gpu_tf32, c1d_gpu_3xtf32;
 #endif
 
 static const c1d_impl *const table[] = {
@@ -26,6 +30,8 @@ static const c1d_impl *const table[] = {
     &c1d_cpu_tap_partial,
     &c1d_cpu_kahan,
     &c1d_cpu_tf32_inputs,
+    &c1d_cpu_kahan_blocked,
+    &c1d_cpu_split_3xtf32,
 #ifdef C1D_HAVE_CUDA
     &c1d_gpu_naive,
     &c1d_gpu_tap_partial,
@@ -37,6 +43,10 @@ static const c1d_impl *const table[] = {
     &c1d_gpu_cudnn_tf32,
     &c1d_gpu_cublas_im2col_fp32,
     &c1d_gpu_cublas_im2col_tf32,
+    &c1d_gpu_fp32_fast,
+    &c1d_gpu_kahan_fast,
+    &c1d_gpu_tf32,
+    &c1d_gpu_3xtf32,
 #endif
 };
 

@@ -1,0 +1,349 @@
+/* gpu_fast: the fast kernels. gpu_fp32_fast equals the CPU naive order bit for bit and gpu_kahan_fast
+ * equals kahan_blocked bit for bit on a table of shapes that reaches every code path (the compile-time
+ * (K, D) instances and the general one, aligned 16-byte and ragged 4-byte copies, slabs and tiles cut by
+ * C, O and L, pads wider than a tile); all four equal the float64 oracle exactly on integer inputs; the
+ * tensor-core kernels' errors sit where their models put them (gpu_tf32 near tf32_inputs, gpu_3xtf32
+ * near split_3xtf32 and under 1e-6); every element of an output with more than 2^31 elements is
+ * written. GPU tests skip without a device; run with --jobs 1. */
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <criterion/parameterized.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu/device.h"
+#include "harness/inputs.h"
+#include "harness/registry.h"
+#include "numerics/arith.h"
+#include "numerics/metrics.h"
+#include "reference/oracle.h"
+
+extern const c1d_impl c1d_gpu_3xtf32_slab, c1d_cpu_split_3xtf32_slab;
+
+/* {N, C, O, L, K, D, bias}. The first twelve are the suite's usual odd shapes (K up to 9, D up to 4,
+ * L shorter than the receptive field); then O past one 128-channel block, L past one tile, the K = 2, 3,
+ * 4 instances with L % 4 == 0 (16-byte copies) and not, K = 4 with D = 2 (general instance), a pad of
+ * 600 (wider than a tile), K = 8 (eight taps per tensor-core k-step), and K = 1 with a large D. */
+static const c1d_shape shapes[] = {
+    {1, 1, 1, 1, 1, 1, 0},       {2, 3, 5, 17, 3, 2, 1},     {1, 1, 7, 33, 4, 1, 0},
+    {3, 7, 9, 31, 9, 1, 1},      {2, 5, 3, 6, 4, 3, 0},      {1, 16, 16, 64, 2, 4, 1},
+    {2, 37, 29, 101, 5, 3, 1},   {1, 64, 8, 40, 7, 2, 0},    {1, 2, 2, 3, 6, 4, 1},
+    {1, 256, 4, 96, 4, 1, 0},    {4, 33, 70, 257, 3, 1, 1},  {2, 8, 8, 5, 3, 3, 0},
+    {2, 19, 131, 300, 4, 1, 1},  {1, 24, 200, 1024, 4, 1, 0}, {1, 9, 33, 513, 2, 1, 1},
+    {1, 12, 20, 260, 3, 1, 0},   {1, 5, 17, 2000, 3, 300, 1}, {2, 40, 256, 384, 4, 2, 0},
+    {1, 3, 5, 100, 8, 1, 1},     {1, 1, 1, 700, 1, 5, 0},    {1, 17, 140, 1030, 2, 1, 0},
+};
+enum { N_SHAPES = sizeof shapes / sizeof shapes[0] };
+
+static const char *const fast_names[] = {"gpu_fp32_fast", "gpu_kahan_fast", "gpu_tf32", "gpu_3xtf32"};
+enum { N_FAST = sizeof fast_names / sizeof fast_names[0] };
+
+// --- helpers ---------------------------------------------------------------------------------------
+
+static const c1d_impl *impl_named(const char *name) {
+  const c1d_impl *impl = c1d_find_impl(name);
+  cr_assert_not_null(impl, "%s is not registered", name);
+  return impl;
+}
+
+static void skip_without_device(void) {
+  const char *why = c1d_gpu_unavailable();
+  if (why) cr_skip_test("%s", why);
+}
+
+static int *shape_indices(void) {
+  static int idx[N_SHAPES];
+  for (int i = 0; i < N_SHAPES; i++) idx[i] = i;
+  return idx;
+}
+
+typedef struct host_case {
+  float *x, *w, *b, *y, *twin;
+  double *ref;
+} host_case;
+
+static host_case make_case(const c1d_shape *s, c1d_dist dist, uint64_t seed, int with_oracle) {
+  host_case h = {0};
+  h.x = malloc((size_t)c1d_x_count(s) * sizeof(float));
+  h.w = malloc((size_t)c1d_w_count(s) * sizeof(float));
+  h.b = s->bias ? malloc((size_t)s->O * sizeof(float)) : NULL;
+  h.y = malloc((size_t)c1d_y_count(s) * sizeof(float));
+  h.twin = malloc((size_t)c1d_y_count(s) * sizeof(float));
+  cr_assert(h.x && h.w && h.y && h.twin && (h.b || !s->bias));
+  c1d_generate(s, dist, seed, h.x, h.w, h.b);
+  if (with_oracle) {
+    h.ref = malloc((size_t)c1d_y_count(s) * sizeof(double));
+    cr_assert_not_null(h.ref);
+    cr_assert_eq(c1d_oracle_f64(s, h.x, h.w, h.b, h.ref, NULL, NULL, NULL), C1D_OK);
+  }
+  return h;
+}
+
+static void free_case(host_case *h) {
+  free(h->x);
+  free(h->w);
+  free(h->b);
+  free(h->y);
+  free(h->twin);
+  free(h->ref);
+}
+
+/* Runs a CPU implementation into out (poisoned first). */
+static void run_cpu(const c1d_impl *impl, const c1d_shape *s, const host_case *h, float *out) {
+  for (int64_t i = 0; i < c1d_y_count(s); i++) out[i] = NAN;
+  c1d_exec ex;
+  memset(&ex, 0, sizeof ex);
+  cr_assert_eq(impl->run(s, h->x, h->w, h->b, out, &ex), C1D_OK, "%s: %s", impl->name,
+               c1d_error_detail());
+}
+
+/* Uploads the inputs, poisons y, runs setup/run/teardown once, downloads y into h->y. */
+static void run_on_gpu(const c1d_impl *impl, const c1d_shape *s, host_case *h) {
+  float *x = NULL, *w = NULL, *b = NULL, *y = NULL;
+  const size_t nx = (size_t)c1d_x_count(s), nw = (size_t)c1d_w_count(s), ny = (size_t)c1d_y_count(s);
+  c1d_exec ex;
+  memset(&ex, 0, sizeof ex);
+  ex.used_tf32 = -1;
+  cr_assert_null(impl->supported ? impl->supported(s) : NULL, "%s refuses the shape", impl->name);
+  cr_assert_eq(c1d_gpu_malloc((void **)&x, nx * 4, "x"), C1D_OK, "%s", c1d_error_detail());
+  cr_assert_eq(c1d_gpu_malloc((void **)&w, nw * 4, "w"), C1D_OK, "%s", c1d_error_detail());
+  cr_assert_eq(c1d_gpu_malloc((void **)&y, ny * 4, "y"), C1D_OK, "%s", c1d_error_detail());
+  if (s->bias) {
+    cr_assert_eq(c1d_gpu_malloc((void **)&b, (size_t)s->O * 4, "b"), C1D_OK);
+    cr_assert_eq(c1d_gpu_upload(b, h->b, (size_t)s->O * 4), C1D_OK);
+  }
+  cr_assert_eq(c1d_gpu_upload(x, h->x, nx * 4), C1D_OK);
+  cr_assert_eq(c1d_gpu_upload(w, h->w, nw * 4), C1D_OK);
+  cr_assert_eq(c1d_gpu_poison(y, (int64_t)ny), C1D_OK);
+  if (impl->setup)
+    cr_assert_eq(impl->setup(s, &ex), C1D_OK, "%s setup: %s", impl->name, c1d_error_detail());
+  cr_assert_eq(impl->run(s, x, w, b, y, &ex), C1D_OK, "%s run: %s", impl->name, c1d_error_detail());
+  cr_assert_eq(c1d_gpu_synchronize(), C1D_OK, "%s: %s", impl->name, c1d_error_detail());
+  cr_assert_eq(c1d_gpu_download(h->y, y, ny * 4), C1D_OK);
+  if (impl->teardown) impl->teardown(&ex);
+  c1d_gpu_free(x);
+  c1d_gpu_free(w);
+  c1d_gpu_free(b);
+  c1d_gpu_free(y);
+}
+
+static void assert_same_bits(const char *what, const c1d_shape *s, const float *a, const float *b) {
+  for (int64_t e = 0; e < c1d_y_count(s); e++)
+    cr_assert_eq(c1d_float_bits(a[e]), c1d_float_bits(b[e]), "%s: element %lld (n=%lld o=%lld t=%lld): %.9g vs %.9g",
+                 what, (long long)e, (long long)(e / (s->O * s->L)), (long long)(e / s->L % s->O),
+                 (long long)(e % s->L), a[e], b[e]);
+}
+
+static double rel_l2_of(const c1d_shape *s, const float *y, const double *ref) {
+  c1d_metric_options opt;
+  c1d_metrics m;
+  c1d_metric_options_default(&opt);
+  cr_assert_eq(c1d_metrics_compute(y, ref, c1d_y_count(s), &opt, &m), 0);
+  cr_assert_eq(m.nonfinite, 0, "%lld non-finite elements", (long long)m.nonfinite);
+  return m.rel_l2;
+}
+
+// --- descriptors -----------------------------------------------------------------------------------
+
+Test(gpu_fast, are_registered_with_their_twins) {
+  const c1d_impl *f = impl_named("gpu_fp32_fast"), *k = impl_named("gpu_kahan_fast");
+  const c1d_impl *t = impl_named("gpu_tf32"), *x3 = impl_named("gpu_3xtf32");
+  cr_assert_str_eq(f->twin, "naive");
+  cr_assert(f->twin_bit_exact);
+  cr_assert_eq(f->precision, C1D_PREC_FP32);
+  cr_assert_str_eq(k->twin, "kahan_blocked");
+  cr_assert(k->twin_bit_exact);
+  cr_assert_eq(k->precision, C1D_PREC_FP32_COMP);
+  cr_assert_str_eq(t->twin, "tf32_inputs");
+  cr_assert_not(t->twin_bit_exact);
+  cr_assert_eq(t->precision, C1D_PREC_TF32);
+  cr_assert_str_eq(x3->twin, "split_3xtf32");
+  cr_assert_not(x3->twin_bit_exact);
+  cr_assert_eq(x3->precision, C1D_PREC_3XTF32);
+  for (int i = 0; i < N_FAST; i++) {
+    const c1d_impl *impl = impl_named(fast_names[i]);
+    cr_assert_eq(impl->backend, C1D_BACKEND_GPU);
+    cr_assert_not_null(c1d_find_impl(impl->twin), "%s's twin %s is not registered", impl->name,
+                       impl->twin);
+  }
+}
+
+Test(gpu_fast, refuse_what_they_cannot_run_with_a_reason) {
+  const c1d_shape nine_taps = {1, 4, 4, 64, 9, 1, 0};
+  cr_assert_not_null(impl_named("gpu_tf32")->supported(&nine_taps));
+  cr_assert_not_null(impl_named("gpu_3xtf32")->supported(&nine_taps));
+  cr_assert_null(impl_named("gpu_fp32_fast")->supported(&nine_taps));
+  const c1d_shape wide = {1, 4, 4, 64, 3, (int64_t)1 << 20, 0}; /* pad 2^21 */
+  for (int i = 0; i < N_FAST; i++) {
+    const char *why = impl_named(fast_names[i])->supported(&wide);
+    cr_assert_not_null(why, "%s accepts a pad of 2^21", fast_names[i]);
+    cr_assert(strstr(why, "shared memory") || strstr(why, "K > 8"), "%s: %s", fast_names[i], why);
+  }
+}
+
+// --- bit-exact twins -------------------------------------------------------------------------------
+
+ParameterizedTestParameters(gpu_fp32_fast, matches_cpu_naive_bit_for_bit) {
+  return cr_make_param_array(int, shape_indices(), N_SHAPES);
+}
+
+ParameterizedTest(int *si, gpu_fp32_fast, matches_cpu_naive_bit_for_bit) {
+  skip_without_device();
+  const c1d_shape *s = &shapes[*si];
+  const c1d_dist dists[] = {C1D_DIST_NORMAL, C1D_DIST_ILL_CONDITIONED};
+  for (int di = 0; di < 2; di++) {
+    host_case h = make_case(s, dists[di], 1000 + *si, 0);
+    run_cpu(impl_named("naive"), s, &h, h.twin);
+    run_on_gpu(impl_named("gpu_fp32_fast"), s, &h);
+    assert_same_bits(c1d_dist_name(dists[di]), s, h.y, h.twin);
+    free_case(&h);
+  }
+}
+
+ParameterizedTestParameters(gpu_kahan_fast, matches_kahan_blocked_bit_for_bit) {
+  return cr_make_param_array(int, shape_indices(), N_SHAPES);
+}
+
+ParameterizedTest(int *si, gpu_kahan_fast, matches_kahan_blocked_bit_for_bit) {
+  skip_without_device();
+  const c1d_shape *s = &shapes[*si];
+  host_case h = make_case(s, C1D_DIST_NORMAL, 1100 + *si, 0);
+  run_cpu(impl_named("kahan_blocked"), s, &h, h.twin);
+  run_on_gpu(impl_named("gpu_kahan_fast"), s, &h);
+  assert_same_bits("normal", s, h.y, h.twin);
+  free_case(&h);
+}
+
+Test(gpu_fp32_fast, equals_gpu_naive_bit_for_bit_at_full_width) {
+  /* 256 x 256 channels, several tiles of times: the layout of the headline shape. */
+  skip_without_device();
+  const c1d_shape s = {2, 256, 256, 1024, 4, 1, 0};
+  host_case h = make_case(&s, C1D_DIST_CONV_INIT, 77, 0);
+  run_on_gpu(impl_named("gpu_naive"), &s, &h);
+  memcpy(h.twin, h.y, (size_t)c1d_y_count(&s) * sizeof(float));
+  run_on_gpu(impl_named("gpu_fp32_fast"), &s, &h);
+  assert_same_bits("gpu_naive", &s, h.y, h.twin);
+  free_case(&h);
+}
+
+// --- exactness on integers ---------------------------------------------------------------------------
+
+ParameterizedTestParameters(gpu_fast, equal_the_oracle_exactly_on_integer_inputs) {
+  return cr_make_param_array(int, shape_indices(), N_SHAPES);
+}
+
+ParameterizedTest(int *si, gpu_fast, equal_the_oracle_exactly_on_integer_inputs) {
+  skip_without_device();
+  const c1d_shape *s = &shapes[*si];
+  host_case h = make_case(s, C1D_DIST_INTEGER, 1200 + *si, 1);
+  cr_assert_leq(c1d_integer_range(s), 8, "integers beyond 8 may not be exact in TF32");
+  for (int i = 0; i < N_FAST; i++) {
+    const c1d_impl *impl = impl_named(fast_names[i]);
+    const char *why = impl->supported(s);
+    if (why) {
+      cr_assert_gt(s->K, 8, "%s refuses shape %d: %s", impl->name, *si, why);
+      continue;
+    }
+    run_on_gpu(impl, s, &h);
+    for (int64_t e = 0; e < c1d_y_count(s); e++)
+      cr_assert_eq((double)h.y[e], h.ref[e], "%s shape %d element %lld: %.9g vs %.17g", impl->name, *si,
+                   (long long)e, h.y[e], h.ref[e]);
+  }
+  free_case(&h);
+}
+
+// --- where the errors sit ----------------------------------------------------------------------------
+
+/* C*K = 1024 as in the headline shape; 256 output channels, two batch rows of 2048 times. */
+static const c1d_shape accuracy_shape = {2, 256, 256, 2048, 4, 1, 0};
+
+Test(gpu_tf32, error_matches_the_tf32_model_within_20_percent) {
+  skip_without_device();
+  const c1d_shape *s = &accuracy_shape;
+  host_case h = make_case(s, C1D_DIST_NORMAL, 61, 1);
+  run_cpu(impl_named("tf32_inputs"), s, &h, h.twin);
+  const double model = rel_l2_of(s, h.twin, h.ref);
+  run_on_gpu(impl_named("gpu_tf32"), s, &h);
+  const double kernel = rel_l2_of(s, h.y, h.ref);
+  cr_log_info("gpu_tf32 rel L2 %.4g, tf32_inputs model %.4g (ratio %.3f)", kernel, model, kernel / model);
+  cr_assert_gt(kernel, 1e-4, "rel L2 %.3g: TF32 inputs put it near 3e-4", kernel);
+  cr_assert_lt(kernel, 1e-3, "rel L2 %.3g", kernel);
+  cr_assert_lt(fabs(kernel / model - 1.0), 0.2, "kernel %.4g vs model %.4g", kernel, model);
+  free_case(&h);
+}
+
+Test(gpu_3xtf32, is_float32_accurate_and_matches_its_model_within_20_percent) {
+  skip_without_device();
+  const c1d_shape *s = &accuracy_shape;
+  host_case h = make_case(s, C1D_DIST_NORMAL, 62, 1);
+  run_cpu(impl_named("naive"), s, &h, h.twin);
+  const double naive = rel_l2_of(s, h.twin, h.ref);
+  run_cpu(impl_named("split_3xtf32"), s, &h, h.twin);
+  const double model = rel_l2_of(s, h.twin, h.ref);
+  run_on_gpu(impl_named("gpu_3xtf32"), s, &h);
+  const double kernel = rel_l2_of(s, h.y, h.ref);
+  run_cpu(&c1d_cpu_split_3xtf32_slab, s, &h, h.twin);
+  const double model_slab = rel_l2_of(s, h.twin, h.ref);
+  run_on_gpu(&c1d_gpu_3xtf32_slab, s, &h);
+  const double kernel_slab = rel_l2_of(s, h.y, h.ref);
+  cr_log_info("rel L2: gpu_3xtf32 %.4g (model %.4g, ratio %.3f); gpu_3xtf32_slab %.4g (model %.4g, "
+              "ratio %.3f); naive fp32 %.4g",
+              kernel, model, kernel / model, kernel_slab, model_slab, kernel_slab / model_slab, naive);
+  cr_assert_lt(kernel, 1e-6, "gpu_3xtf32 rel L2 %.3g", kernel);
+  cr_assert_lt(kernel_slab, 1e-6, "gpu_3xtf32_slab rel L2 %.3g", kernel_slab);
+  cr_assert_lt(fabs(kernel / model - 1.0), 0.2, "gpu_3xtf32 %.4g vs model %.4g", kernel, model);
+  free_case(&h);
+}
+
+Test(gpu_kahan_fast, is_more_accurate_than_float32_order) {
+  skip_without_device();
+  const c1d_shape *s = &accuracy_shape;
+  host_case h = make_case(s, C1D_DIST_NORMAL, 63, 1);
+  run_on_gpu(impl_named("gpu_fp32_fast"), s, &h);
+  const double fp32 = rel_l2_of(s, h.y, h.ref);
+  run_on_gpu(impl_named("gpu_kahan_fast"), s, &h);
+  const double kahan = rel_l2_of(s, h.y, h.ref);
+  cr_log_info("rel L2: gpu_kahan_fast %.4g, gpu_fp32_fast %.4g", kahan, fp32);
+  cr_assert_lt(kahan, 1e-7, "gpu_kahan_fast rel L2 %.3g", kahan);
+  cr_assert_lt(kahan * 4, fp32);
+  free_case(&h);
+}
+
+// --- an output past 2^31 elements ---------------------------------------------------------------------
+
+/* The naive order for one element, on the host. */
+static float naive_element(const c1d_shape *s, const float *x, const float *w, const float *b, int64_t n,
+                           int64_t o, int64_t t) {
+  float acc = s->bias ? b[o] : 0.0f;
+  for (int64_t c = 0; c < s->C; c++)
+    for (int64_t k = 0; k < s->K; k++) {
+      const int64_t src = c1d_source_time(s, t, k);
+      acc = c1d_fma(src >= 0 ? x[c1d_x_index(s, n, c, src)] : 0.0f, w[c1d_w_index(s, o, c, k)], acc);
+    }
+  return acc;
+}
+
+Test(gpu_fast, write_every_element_of_an_output_past_2_to_the_31, .timeout = 600) {
+  skip_without_device();
+  /* y holds 2^31 + 320 elements (8.6 GB); integer inputs keep every kernel exact. */
+  const c1d_shape s = {1, 2, 64, ((int64_t)1 << 25) + 5, 4, 1, 1};
+  const int64_t ny = c1d_y_count(&s);
+  cr_assert_gt(ny, (int64_t)1 << 31);
+  host_case h = make_case(&s, C1D_DIST_INTEGER, 91, 0);
+  const char *names[] = {"gpu_fp32_fast", "gpu_tf32"};
+  for (int i = 0; i < 2; i++) {
+    run_on_gpu(impl_named(names[i]), &s, &h);
+    int64_t bad = 0;
+    for (int64_t e = 0; e < ny; e++) bad += isnan(h.y[e]) != 0;
+    cr_assert_eq(bad, 0, "%s left %lld elements unwritten", names[i], (long long)bad);
+    /* Samples: a stride through everything, and the last 4096 elements (indices past 2^31). */
+    for (int64_t e = 0; e < ny; e += e < ny - 4096 ? 9973 : 1) {
+      const int64_t n = e / (s.O * s.L), o = e / s.L % s.O, t = e % s.L;
+      const float want = naive_element(&s, h.x, h.w, h.b, n, o, t);
+      cr_assert_eq(h.y[e], want, "%s element %lld (o=%lld t=%lld): %.9g vs %.9g", names[i], (long long)e,
+                   (long long)o, (long long)t, h.y[e], want);
+    }
+  }
+  free_case(&h);
+}
