@@ -13,6 +13,7 @@ extern "C" {
 typedef struct c1d_timing {
   double median_ms, min_ms;
   int repeats;
+  int repeat_checked, repeat_identical; /* the first and the last run's outputs compared */
 } c1d_timing;
 
 /* Median and minimum of n times (n >= 1); the median of an even count is the mean of the middle two.
@@ -21,11 +22,13 @@ void c1d_timing_summarize(double *ms, int n, c1d_timing *t);
 
 /* setup (if any), an optional warm-up run, `repeats` timed runs, teardown. y is NaN-poisoned before
  * every run, so it holds the last run's output: every element the implementation wrote, NaN elsewhere.
+ * With first (N*O*L floats of scratch, or NULL), the first run's output is kept there and compared
+ * bit for bit with the last one's (t->repeat_checked, t->repeat_identical): a race shows up here.
  * Returns the first failure of setup() or run() (its detail is left in c1d_error_detail), or
  * C1D_ERR_NO_MEMORY. ex is initialised by the caller and keeps what the implementation reported. */
 c1d_status c1d_execute_cpu(const c1d_impl *impl, const c1d_shape *s, const float *x, const float *w,
-                           const float *b, float *y, int repeats, int warmup, c1d_exec *ex,
-                           c1d_timing *t);
+                           const float *b, float *y, float *first, int repeats, int warmup,
+                           c1d_exec *ex, c1d_timing *t);
 
 // --- GPU ---------------------------------------------------------------------------------------
 
@@ -51,9 +54,10 @@ c1d_status c1d_gpu_session_oracle(c1d_gpu_session *g, double *y, double *mag);
 
 /* The GPU sequence on the uploaded inputs: device y allocated and poisoned, setup, warm-up, `repeats`
  * runs each after an L2 flush and a fresh poison, timed by CUDA events around run() only; the last
- * output is downloaded into y_host; teardown; device y freed. */
-c1d_status c1d_execute_gpu(c1d_gpu_session *g, const c1d_impl *impl, float *y_host, int repeats,
-                           c1d_exec *ex, c1d_timing *t);
+ * output is downloaded into y_host (the warm-up's into first, when given, and compared); teardown;
+ * device y freed. */
+c1d_status c1d_execute_gpu(c1d_gpu_session *g, const c1d_impl *impl, float *y_host, float *first,
+                           int repeats, c1d_exec *ex, c1d_timing *t);
 
 #ifdef __cplusplus
 }

@@ -28,8 +28,8 @@ static double now_ms(void) {
 static void poison(float *y, int64_t count) { memset(y, 0xff, (size_t)count * sizeof *y); }
 
 c1d_status c1d_execute_cpu(const c1d_impl *impl, const c1d_shape *s, const float *x, const float *w,
-                           const float *b, float *y, int repeats, int warmup, c1d_exec *ex,
-                           c1d_timing *t) {
+                           const float *b, float *y, float *first, int repeats, int warmup,
+                           c1d_exec *ex, c1d_timing *t) {
   c1d_status st = C1D_OK;
   int set_up = 0;
   const int64_t ny = c1d_y_count(s);
@@ -44,6 +44,8 @@ c1d_status c1d_execute_cpu(const c1d_impl *impl, const c1d_shape *s, const float
     if ((st = impl->run(s, x, w, b, y, ex)) != C1D_OK) goto done;
   }
   for (int r = 0; r < repeats; r++) {
+    /* The first run's output (the warm-up's, or the first timed one's) is kept for the race check. */
+    if (first && r == (warmup ? 0 : 1)) memcpy(first, y, (size_t)ny * sizeof *y);
     poison(y, ny);
     double t0 = now_ms();
     st = impl->run(s, x, w, b, y, ex);
@@ -51,6 +53,8 @@ c1d_status c1d_execute_cpu(const c1d_impl *impl, const c1d_shape *s, const float
     if (st != C1D_OK) goto done;
   }
   c1d_timing_summarize(ms, repeats, t);
+  t->repeat_checked = first && (warmup || repeats > 1);
+  t->repeat_identical = t->repeat_checked && memcmp(first, y, (size_t)ny * sizeof *y) == 0;
 done:
   if (set_up && impl->teardown) impl->teardown(ex);
   free(ms);

@@ -2,6 +2,7 @@
  * GPU implementation; each implementation gets its own poisoned output buffer. Without CUDA in the
  * build, every entry point reports C1D_ERR_NO_DEVICE. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness/execute.h"
 
@@ -84,8 +85,8 @@ done:
 #endif
 }
 
-c1d_status c1d_execute_gpu(c1d_gpu_session *g, const c1d_impl *impl, float *y_host, int repeats,
-                           c1d_exec *ex, c1d_timing *t) {
+c1d_status c1d_execute_gpu(c1d_gpu_session *g, const c1d_impl *impl, float *y_host, float *first,
+                           int repeats, c1d_exec *ex, c1d_timing *t) {
   c1d_status st = C1D_OK;
   const c1d_shape *s = &g->s;
   const int64_t ny = c1d_y_count(s);
@@ -103,6 +104,7 @@ c1d_status c1d_execute_gpu(c1d_gpu_session *g, const c1d_impl *impl, float *y_ho
   if ((st = c1d_gpu_poison(y, ny)) != C1D_OK) goto done;
   if ((st = impl->run(s, g->x, g->w, g->b, y, ex)) != C1D_OK) goto done;
   if ((st = c1d_gpu_synchronize()) != C1D_OK) goto done;
+  if (first && (st = c1d_gpu_download(first, y, (size_t)ny * sizeof(float))) != C1D_OK) goto done;
   for (int r = 0; r < repeats; r++) {
     if ((st = c1d_gpu_poison(y, ny)) != C1D_OK) goto done;
     if ((st = c1d_gpu_flush_l2()) != C1D_OK) goto done;
@@ -112,6 +114,8 @@ c1d_status c1d_execute_gpu(c1d_gpu_session *g, const c1d_impl *impl, float *y_ho
   }
   if ((st = c1d_gpu_download(y_host, y, (size_t)ny * sizeof(float))) != C1D_OK) goto done;
   c1d_timing_summarize(ms, repeats, t);
+  t->repeat_checked = first != NULL;
+  t->repeat_identical = first && memcmp(first, y_host, (size_t)ny * sizeof(float)) == 0;
 done:
   if (set_up && impl->teardown) impl->teardown(ex);
   c1d_gpu_free(y);
@@ -137,8 +141,8 @@ c1d_status c1d_gpu_session_upload(c1d_gpu_session *g, const float *x, const floa
   return no_cuda();
 }
 c1d_status c1d_gpu_session_oracle(c1d_gpu_session *g, double *y, double *mag) { return no_cuda(); }
-c1d_status c1d_execute_gpu(c1d_gpu_session *g, const c1d_impl *impl, float *y_host, int repeats,
-                           c1d_exec *ex, c1d_timing *t) {
+c1d_status c1d_execute_gpu(c1d_gpu_session *g, const c1d_impl *impl, float *y_host, float *first,
+                           int repeats, c1d_exec *ex, c1d_timing *t) {
   return no_cuda();
 }
 

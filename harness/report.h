@@ -30,6 +30,16 @@ struct cJSON *c1d_report_json(const c1d_report_meta *meta, const c1d_run_results
 /* The report as indented JSON text ending in a newline (caller frees), or NULL when out of memory. */
 char *c1d_report_json_text(const c1d_report_meta *meta, const c1d_run_results *r);
 
+/* One explanation (verdict, reason, evidence, region) as a cJSON object, or NULL when out of memory;
+ * shared by the run report and `convlab explain --json`. */
+struct cJSON *c1d_explanation_json(const c1d_explanation *e);
+
+/* The trial among n whose verdict is the most severe (bugs first), and how many trials share it. */
+const c1d_trial_result *c1d_worst_verdict(const c1d_trial_result *trials, int n, int *same);
+
+/* The TF32 model's predicted relative L2 for a row that used or claims TF32 (else NAN). */
+double c1d_tf32_prediction(const c1d_impl_result *ir, const c1d_trial_result *t);
+
 /* The CSV header and one row per implementation (or candidate, or comparison) and trial; a skipped
  * implementation has one row with empty metrics. RFC 4180 quoting. */
 void c1d_report_csv(FILE *f, const c1d_report_meta *meta, const c1d_run_results *r);

@@ -189,6 +189,55 @@ static void print_comparison(FILE *f, const c1d_comparison *cmp) {
   print_figures(f, cmp->a, &v);
 }
 
+/* Text wrapped to the table width under a 19-column indent, the first line after `lead`. */
+static void print_wrapped(FILE *f, const char *lead, const char *text) {
+  const int indent = 19, room = WIDTH - indent;
+  fprintf(f, "%-18.18s ", lead);
+  while (*text) {
+    int len = (int)strlen(text), cut = len;
+    if (len > room) {
+      cut = room;
+      while (cut > 0 && text[cut] != ' ') cut--;
+      if (cut == 0) cut = room;
+    }
+    fprintf(f, "%.*s\n", cut, text);
+    text += cut;
+    while (*text == ' ') text++;
+    if (*text) fprintf(f, "%*s", indent, "");
+  }
+}
+
+/* One verdict per row (the most severe trial's), in plain words, and the TF32 model beside TF32 rows. */
+static void print_verdict(FILE *f, const char *name, const c1d_impl_result *ir,
+                          const c1d_trial_result *trials, int n) {
+  int same = 0;
+  const c1d_trial_result *t = c1d_worst_verdict(trials, n, &same);
+  if (!t) return;
+  char text[700];
+  snprintf(text, sizeof text, "%s%s: %s", c1d_verdict_name(t->explanation.verdict),
+           n > 1 ? (same == n ? " (every trial)" : " (the worst trial)") : "", t->explanation.reason);
+  print_wrapped(f, name, text);
+  const double predicted = ir ? c1d_tf32_prediction(ir, t) : NAN;
+  if (!isnan(predicted)) {
+    snprintf(text, sizeof text, "tf32 model: predicted rel L2 %.2e, observed %.2e (observed/predicted %.2f)",
+             predicted, t->metrics.rel_l2, t->metrics.rel_l2 / predicted);
+    print_wrapped(f, "", text);
+  }
+}
+
+static void print_verdicts(FILE *f, const c1d_run_results *r) {
+  fprintf(f, "\nverdicts (is it a bug, or is it rounding?):\n");
+  for (int i = 0; i < r->n_impls; i++)
+    if (r->impls[i].state == C1D_RESULT_RAN)
+      print_verdict(f, r->impls[i].name, &r->impls[i], r->impls[i].trials, r->impls[i].n_trials);
+  for (int i = 0; i < r->n_comparisons; i++) {
+    char name[200];
+    snprintf(name, sizeof name, "%s vs %s", r->comparisons[i].a, r->comparisons[i].b);
+    fprintf(f, "%s:\n", name);
+    print_verdict(f, "", NULL, r->comparisons[i].trials, r->comparisons[i].n_trials);
+  }
+}
+
 void c1d_report_console(FILE *f, const c1d_report_meta *meta, const c1d_run_results *r) {
   print_title(f, meta, r);
   print_header(f);
@@ -199,4 +248,5 @@ void c1d_report_console(FILE *f, const c1d_report_meta *meta, const c1d_run_resu
              "(lambda=%g) error bound.\n",
           r->lambda);
   print_user_tolerance(f, r);
+  print_verdicts(f, r);
 }

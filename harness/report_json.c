@@ -158,7 +158,66 @@ static cJSON *hist_json(const c1d_log_hist *h) {
   return o;
 }
 
-static cJSON *trial_json(const c1d_trial_result *t, int timed) {
+static cJSON *stats_json(const c1d_error_stats *st) {
+  cJSON *o = cJSON_CreateObject();
+  if (!st->available) return o;
+  add_num(o, "rel_l2", st->rel_l2);
+  add_num(o, "z50", st->z50);
+  add_num(o, "z90", st->z90);
+  return o;
+}
+
+cJSON *c1d_explanation_json(const c1d_explanation *e) {
+  static const char *const model_keys[C1D_MODEL_COUNT] = {"fp32", "tf32_rna", "tf32_trunc",
+                                                          "bf16_inputs"};
+  cJSON *o = cJSON_CreateObject();
+  cJSON_AddStringToObject(o, "verdict", c1d_verdict_name(e->verdict));
+  cJSON_AddStringToObject(o, "reason", e->reason);
+  add_str(o, "model", e->model >= 0 ? c1d_model_name(e->model) : NULL);
+  cJSON *ev = cJSON_AddObjectToObject(o, "evidence");
+  add_num(ev, "count", (double)e->count);
+  add_num(ev, "nonfinite", (double)e->nonfinite);
+  add_num(ev, "beyond_fp32_det", frac(e->beyond_fp32_det, e->count));
+  add_num(ev, "beyond_fp32_prob", frac(e->beyond_fp32_prob, e->count));
+  add_num(ev, "beyond_tf32", frac(e->beyond_tf32, e->count));
+  add_num(ev, "beyond_model", frac(e->beyond_model, e->count));
+  add_num(ev, "rel_l2", e->rel_l2);
+  cJSON_AddItemToObject(ev, "candidate_on_sample", stats_json(&e->cand_stats));
+  cJSON *models = cJSON_AddObjectToObject(ev, "models");
+  for (int m = 0; m < C1D_MODEL_COUNT; m++)
+    cJSON_AddItemToObject(models, model_keys[m], stats_json(&e->models[m]));
+  cJSON *fp = cJSON_AddObjectToObject(ev, "fingerprint");
+  cJSON_AddStringToObject(fp, "format", e->fingerprint);
+  add_num(fp, "low16_zero", e->low16_zero);
+  add_num(fp, "low13_zero", e->low13_zero);
+  add_num(fp, "low16_zero_oracle", e->low16_zero_ref);
+  add_num(fp, "low13_zero_oracle", e->low13_zero_ref);
+  if (e->repeat_checked)
+    cJSON_AddBoolToObject(ev, "repeat_identical", e->repeat_identical);
+  else
+    cJSON_AddNullToObject(ev, "repeat_identical");
+  cJSON *rg = cJSON_AddObjectToObject(o, "region");
+  add_num(rg, "count", (double)e->region.count);
+  add_num(rg, "fraction", e->region.fraction);
+  add_text(rg, "kind", e->region.kind);
+  add_text(rg, "n", e->region.n);
+  add_text(rg, "o", e->region.o);
+  add_text(rg, "t", e->region.t);
+  return o;
+}
+
+static cJSON *profile_json(const c1d_profile *p) {
+  cJSON *o = cJSON_CreateObject();
+  add_num(o, "width", (double)p->width);
+  cJSON *mean = cJSON_AddArrayToObject(o, "mean"), *max = cJSON_AddArrayToObject(o, "max");
+  for (int i = 0; i < p->bins && mean && max; i++) {
+    cJSON_AddItemToArray(mean, cJSON_CreateNumber(p->mean[i]));
+    cJSON_AddItemToArray(max, cJSON_CreateNumber(p->max[i]));
+  }
+  return o;
+}
+
+static cJSON *trial_json(const c1d_impl_result *ir, const c1d_trial_result *t, int timed) {
   cJSON *o = cJSON_CreateObject();
   add_num(o, "seed", (double)t->seed);
   cJSON_AddStringToObject(o, "status", t->status == C1D_OK ? "ok" : "failed");
@@ -171,8 +230,27 @@ static cJSON *trial_json(const c1d_trial_result *t, int timed) {
     cJSON *h = cJSON_AddObjectToObject(o, "histograms");
     cJSON_AddItemToObject(h, "abs_err", hist_json(&t->abs_err_hist));
     cJSON_AddItemToObject(h, "bound_ratio", hist_json(&t->bound_ratio_hist));
+    cJSON *pr = cJSON_AddObjectToObject(o, "profiles");
+    cJSON_AddItemToObject(pr, "t", profile_json(&t->err_t));
+    cJSON_AddItemToObject(pr, "o", profile_json(&t->err_o));
+  }
+  if (t->explained)
+    cJSON_AddItemToObject(o, "explanation", c1d_explanation_json(&t->explanation));
+  else
+    cJSON_AddNullToObject(o, "explanation");
+  const double predicted = ir ? c1d_tf32_prediction(ir, t) : NAN;
+  if (!isnan(predicted)) {
+    cJSON *m = cJSON_AddObjectToObject(o, "tf32_model");
+    add_num(m, "predicted_rel_l2", predicted);
+    add_num(m, "observed_rel_l2", t->metrics.rel_l2);
+  } else {
+    cJSON_AddNullToObject(o, "tf32_model");
   }
   if (!timed) return o;
+  if (t->repeat_checked)
+    cJSON_AddBoolToObject(o, "repeat_identical", t->repeat_identical);
+  else
+    cJSON_AddNullToObject(o, "repeat_identical");
   if (t->repeats > 0) {
     cJSON *tm = cJSON_AddObjectToObject(o, "time_ms");
     add_num(tm, "median", t->time_median_ms);
@@ -205,7 +283,7 @@ static cJSON *impl_json(const c1d_impl_result *ir) {
   add_str(o, "skip_reason", ir->state == C1D_RESULT_SKIPPED ? ir->skip_reason : NULL);
   cJSON *trials = cJSON_AddArrayToObject(o, "trials");
   for (int i = 0; i < ir->n_trials && trials; i++)
-    cJSON_AddItemToArray(trials, trial_json(&ir->trials[i], 1));
+    cJSON_AddItemToArray(trials, trial_json(ir, &ir->trials[i], 1));
   return o;
 }
 
@@ -217,7 +295,7 @@ static cJSON *comparison_json(const c1d_comparison *c) {
   add_num(o, "bound_u", 0x1p-23);
   cJSON *trials = cJSON_AddArrayToObject(o, "trials");
   for (int i = 0; i < c->n_trials && trials; i++)
-    cJSON_AddItemToArray(trials, trial_json(&c->trials[i], 0));
+    cJSON_AddItemToArray(trials, trial_json(NULL, &c->trials[i], 0));
   return o;
 }
 

@@ -10,6 +10,7 @@
 
 #include "harness/atomic_file.h"
 #include "harness/execute.h"
+#include "harness/explain.h"
 #include "harness/npy.h"
 #include "harness/runner.h"
 #include "harness/runner_internal.h"
@@ -25,6 +26,8 @@ typedef struct run_ctx {
   double *ref, *mag;            /* the oracle's y and m */
   int64_t *terms_t;
   float *y;                     /* the output buffer every implementation writes */
+  float *first;                 /* the first run's output, for the race check */
+  c1d_explainer explainer;      /* this trial's rounding models (prepared after the oracle) */
   int cmp_a, cmp_b;             /* --compare: result indices, or -1 */
   float *keep_a;                /* A's output this trial */
   double *keep_b;               /* B's output promoted to double */
@@ -57,11 +60,53 @@ static void oracle_progress(double fraction, void *user) {
 // --- the analysis of one output ---------------------------------------------------------------
 
 /* The per-output analysis step: called once per output (implementation, candidate, comparison) while
- * the output and its reference are both in memory. Today it computes the metrics and histograms.
- * HOOK: a later per-output step (the explainer's classifier) is one call added at the end, reading v
- * and writing a new member of c1d_trial_result. */
+ * the output and its reference are both in memory: the metrics and histograms, the error profiles
+ * along t and o, and, against the oracle (ex not NULL), the explainer's verdict. A new per-output step
+ * is one more call here, writing a new member of c1d_trial_result. */
+static void profile_init(c1d_profile *p, int64_t extent) {
+  memset(p, 0, sizeof *p);
+  p->width = (extent + C1D_PROFILE_BINS - 1) / C1D_PROFILE_BINS;
+  p->bins = (int)((extent + p->width - 1) / p->width);
+}
+
+/* Mean and max of |y - ref| per bin of t and of o (non-finite outputs left out). */
+static c1d_status compute_profiles(const c1d_output_view *v, c1d_trial_result *tr) {
+  const c1d_shape *s = v->s;
+  c1d_profile *pt = &tr->err_t, *po = &tr->err_o;
+  profile_init(pt, s->L);
+  profile_init(po, s->O);
+  int64_t *count_t = calloc(C1D_PROFILE_BINS, sizeof *count_t);
+  int64_t *count_o = calloc(C1D_PROFILE_BINS, sizeof *count_o);
+  if (!count_t || !count_o) {
+    free(count_t);
+    free(count_o);
+    return c1d_fail(C1D_ERR_NO_MEMORY, "cannot allocate the error profiles");
+  }
+  for (int64_t n = 0; n < s->N; n++)
+    for (int64_t o = 0; o < s->O; o++) {
+      const int bo = (int)(o / po->width);
+      for (int64_t t = 0; t < s->L; t++) {
+        const int64_t i = c1d_y_index(s, n, o, t);
+        const double e = fabs((double)v->y[i] - v->ref[i]);
+        if (!isfinite(e)) continue;
+        const int bt = (int)(t / pt->width);
+        pt->mean[bt] += e;
+        count_t[bt]++;
+        if (e > pt->max[bt]) pt->max[bt] = e;
+        po->mean[bo] += e;
+        count_o[bo]++;
+        if (e > po->max[bo]) po->max[bo] = e;
+      }
+    }
+  for (int i = 0; i < pt->bins; i++) pt->mean[i] = count_t[i] ? pt->mean[i] / count_t[i] : 0.0;
+  for (int i = 0; i < po->bins; i++) po->mean[i] = count_o[i] ? po->mean[i] / count_o[i] : 0.0;
+  free(count_t);
+  free(count_o);
+  return C1D_OK;
+}
+
 static c1d_status analyze_output(const c1d_run_config *cfg, const c1d_output_view *v,
-                                 c1d_trial_result *tr) {
+                                 const c1d_explainer *ex, c1d_trial_result *tr) {
   c1d_metric_options opt;
   c1d_metric_options_default(&opt);
   opt.atol = cfg->atol;
@@ -78,7 +123,11 @@ static c1d_status analyze_output(const c1d_run_config *cfg, const c1d_output_vie
   opt.bound_ratio_hist = &tr->bound_ratio_hist;
   if (c1d_metrics_compute(v->y, v->ref, c1d_y_count(v->s), &opt, &tr->metrics) != 0)
     return c1d_fail(C1D_ERR_NO_MEMORY, "cannot allocate scratch space for the metrics");
-  return C1D_OK;
+  c1d_status st = compute_profiles(v, tr);
+  if (st != C1D_OK || !ex) return st;
+  st = c1d_explainer_explain(ex, v->y, tr->repeat_checked, tr->repeat_identical, &tr->explanation);
+  tr->explained = st == C1D_OK;
+  return st;
 }
 
 static c1d_output_view view_of(const run_ctx *c, const float *y, const c1d_impl *impl) {
@@ -137,9 +186,9 @@ static c1d_status run_impl(run_ctx *c, int i, int trial, uint64_t seed) {
   progress(c, "trial %d/%d: %s (%d runs)", trial + 1, c->cfg->trials, impl->name, repeats);
   c1d_error_clear();
   if (impl->backend == C1D_BACKEND_GPU)
-    st = c1d_execute_gpu(c->gpu, impl, c->y, repeats, &ex, &t);
+    st = c1d_execute_gpu(c->gpu, impl, c->y, c->first, repeats, &ex, &t);
   else
-    st = c1d_execute_cpu(impl, c->s, c->x, c->w, c->b, c->y, repeats, warmup, &ex, &t);
+    st = c1d_execute_cpu(impl, c->s, c->x, c->w, c->b, c->y, c->first, repeats, warmup, &ex, &t);
   snprintf(tr->algo, sizeof tr->algo, "%s", ex.algo);
   snprintf(tr->math, sizeof tr->math, "%s", ex.math);
   tr->used_tf32 = ex.used_tf32;
@@ -154,8 +203,10 @@ static c1d_status run_impl(run_ctx *c, int i, int trial, uint64_t seed) {
   tr->time_median_ms = t.median_ms;
   tr->time_min_ms = t.min_ms;
   tr->gflops = c1d_flops(c->s) / (t.median_ms * 1e6);
+  tr->repeat_checked = t.repeat_checked;
+  tr->repeat_identical = t.repeat_identical;
   c1d_output_view v = view_of(c, c->y, impl);
-  if ((st = analyze_output(c->cfg, &v, tr)) != C1D_OK) return st;
+  if ((st = analyze_output(c->cfg, &v, &c->explainer, tr)) != C1D_OK) return st;
   keep_for_comparison(c, i, c->y);
   if (c->cfg->save_outputs_dir) return save_output(c, impl->name, seed, c->y, NULL);
   return C1D_OK;
@@ -166,7 +217,7 @@ static c1d_status run_candidate(run_ctx *c, int i, int trial, uint64_t seed) {
   c1d_trial_result *tr = &c->res->impls[i].trials[trial];
   start_trial_result(tr, seed);
   c1d_output_view v = view_of(c, cand->y, NULL);
-  c1d_status st = analyze_output(c->cfg, &v, tr);
+  c1d_status st = analyze_output(c->cfg, &v, &c->explainer, tr);
   if (st == C1D_OK) keep_for_comparison(c, i, cand->y);
   return st;
 }
@@ -177,6 +228,26 @@ static const char *missing_output(const run_ctx *c, int i, int trial) {
   if (ir->state == C1D_RESULT_SKIPPED) return ir->skip_reason;
   if (ir->trials[trial].status != C1D_OK) return ir->trials[trial].error;
   return NULL;
+}
+
+/* Which side of A-B carries the difference: the one whose own error against the oracle is larger.
+ * The pair's verdict is that side's verdict, with both sides' evidence in the reason. */
+static void explain_comparison(run_ctx *c, int trial, c1d_trial_result *tr) {
+  const c1d_trial_result *ta = &c->res->impls[c->cmp_a].trials[trial];
+  const c1d_trial_result *tb = &c->res->impls[c->cmp_b].trials[trial];
+  if (!ta->explained || !tb->explained) return;
+  const int b_dominates = tb->metrics.rel_l2 > ta->metrics.rel_l2;
+  const c1d_trial_result *dom = b_dominates ? tb : ta;
+  tr->explanation = dom->explanation;
+  tr->explained = 1;
+  snprintf(tr->explanation.reason, sizeof tr->explanation.reason,
+           "the difference (rel L2 %.2e) comes from %s, whose verdict is %s; against the oracle, "
+           "%.95s has rel L2 %.2e (%s) and %.95s %.2e (%s)",
+           tr->metrics.rel_l2, b_dominates ? c->cfg->compare_b : c->cfg->compare_a,
+           c1d_verdict_name(dom->explanation.verdict), c->res->impls[c->cmp_a].name,
+           ta->metrics.rel_l2, c1d_verdict_name(ta->explanation.verdict),
+           c->res->impls[c->cmp_b].name, tb->metrics.rel_l2,
+           c1d_verdict_name(tb->explanation.verdict));
 }
 
 /* A against B promoted to double. Each has error <= gamma_n(u)*m against the exact result, so their
@@ -199,7 +270,9 @@ static c1d_status run_comparison(run_ctx *c, int trial, uint64_t seed) {
   c1d_output_view v = view_of(c, c->keep_a, NULL);
   v.ref = c->keep_b;
   v.u = 2.0 * C1D_U_FP32;
-  return analyze_output(c->cfg, &v, tr);
+  c1d_status st = analyze_output(c->cfg, &v, NULL, tr);
+  if (st == C1D_OK) explain_comparison(c, trial, tr);
+  return st;
 }
 
 static c1d_status run_oracle(run_ctx *c, uint64_t seed) {
@@ -233,12 +306,15 @@ static c1d_status run_trial(run_ctx *c, int trial) {
   }
   if (c->gpu && (st = c1d_gpu_session_upload(c->gpu, c->x, c->w, c->b)) != C1D_OK) return st;
   if ((st = run_oracle(c, seed)) != C1D_OK) return st;
-  for (int i = 0; i < c->res->n_impls; i++) {
+  progress(c, "trial %d/%d: rounding models", trial + 1, cfg->trials);
+  if ((st = c1d_explainer_prepare(&c->explainer, c->s, c->x, c->w, c->b, c->ref, c->mag)) != C1D_OK)
+    return st;
+  for (int i = 0; i < c->res->n_impls && st == C1D_OK; i++) {
     if (c->res->impls[i].state == C1D_RESULT_SKIPPED) continue;
     st = i < cfg->n_impls ? run_impl(c, i, trial, seed) : run_candidate(c, i, trial, seed);
-    if (st != C1D_OK) return st;
   }
-  if (c->res->n_comparisons) st = run_comparison(c, trial, seed);
+  if (st == C1D_OK && c->res->n_comparisons) st = run_comparison(c, trial, seed);
+  c1d_explainer_release(&c->explainer);
   return st;
 }
 
@@ -273,8 +349,9 @@ static c1d_status allocate_buffers(run_ctx *c) {
   c->ref = malloc(ny * sizeof *c->ref);
   c->mag = malloc(ny * sizeof *c->mag);
   c->y = malloc(ny * sizeof *c->y);
+  c->first = malloc(ny * sizeof *c->first);
   c->terms_t = malloc((size_t)s->L * sizeof *c->terms_t);
-  failed |= !c->ref || !c->mag || !c->y || !c->terms_t;
+  failed |= !c->ref || !c->mag || !c->y || !c->first || !c->terms_t;
   if (c->cmp_a >= 0) {
     c->keep_a = malloc(ny * sizeof *c->keep_a);
     c->keep_b = malloc(ny * sizeof *c->keep_b);
@@ -294,6 +371,7 @@ static void release_buffers(run_ctx *c) {
   free(c->ref);
   free(c->mag);
   free(c->y);
+  free(c->first);
   free(c->terms_t);
   free(c->keep_a);
   free(c->keep_b);

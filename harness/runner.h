@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "harness/inputs.h"
+#include "numerics/classifier.h"
 #include "numerics/histogram.h"
 #include "numerics/metrics.h"
 #include "reference/impl.h"
@@ -72,6 +73,16 @@ typedef struct c1d_run_config {
  * numerics/bounds.h, automatic oracle, histogram ranges covering float32 errors; impls left empty. */
 void c1d_run_config_default(c1d_run_config *cfg);
 
+/* |y - ref| along one axis, in at most C1D_PROFILE_BINS bins of `width` consecutive indices: the mean
+ * and the maximum over everything else (over n and o for the t axis, over n and t for the o axis).
+ * Non-finite outputs are left out (the metrics count them). Edge and tile bugs show up here. */
+#define C1D_PROFILE_BINS 512
+typedef struct c1d_profile {
+  int bins;
+  int64_t width;
+  double mean[C1D_PROFILE_BINS], max[C1D_PROFILE_BINS];
+} c1d_profile;
+
 /* One implementation (or candidate, or comparison) on one trial's inputs. */
 typedef struct c1d_trial_result {
   uint64_t seed;            /* the inputs' seed (the config's seed when inputs came from files) */
@@ -85,6 +96,12 @@ typedef struct c1d_trial_result {
   double gflops;            /* flops / median time; NAN when not timed */
   char algo[96], math[64];  /* what the implementation reported in c1d_exec */
   int used_tf32;            /* 1, 0, or -1 unknown */
+  c1d_profile err_t, err_o; /* |y - ref| by position and by output channel */
+  int repeat_checked;       /* two runs' outputs were compared (the first and the last) */
+  int repeat_identical;     /* ... and had identical bits (different bits: a race, or an order that
+                               changes from run to run) */
+  int explained;            /* explanation holds the explainer's verdict */
+  c1d_explanation explanation;
 } c1d_trial_result;
 
 typedef enum c1d_result_state {

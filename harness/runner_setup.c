@@ -66,7 +66,7 @@ double c1d_run_host_bytes(const c1d_run_config *cfg) {
   const double ny = (double)c1d_y_count(s);
   double bytes = 4.0 * (nx + nw + nb);         /* the inputs, generated or the caller's */
   bytes += 16.0 * ny;                          /* the oracle's y and m, in double */
-  bytes += 4.0 * ny;                           /* the output buffer the implementations share */
+  bytes += 8.0 * ny;                           /* the shared output buffer, and its first run's copy */
   bytes += 8.0 * (double)s->L;                 /* terms per position */
   bytes += 4.0 * ny * cfg->n_candidates;       /* the caller's candidate outputs */
   if (cfg->compare_a) bytes += 12.0 * ny;      /* A's output, and B's promoted to double */

@@ -443,8 +443,8 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
                c->z50, md[C1D_MODEL_FP32].z50, race);
     else if (fitted == C1D_VERDICT_TF32_INPUTS)
       snprintf(out->reason, sizeof out->reason,
-               "inputs rounded to TF32: relative L2 %.3g against %.3g predicted by the TF32 model "
-               "(fp32 would give %.3g); every element inside the TF32 bound%s",
+               "inputs rounded to TF32: relative L2 %.2e against %.2e predicted by the TF32 model "
+               "(fp32 accumulation: %.2e); every element inside the TF32 bound%s",
                c->rel_l2, md[C1D_MODEL_TF32_RNA].rel_l2, md[C1D_MODEL_FP32].rel_l2, race);
     else if (bound == store && store != BOUND_FP32)
       snprintf(out->reason, sizeof out->reason,
@@ -455,7 +455,7 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
                100.0 * (store == BOUND_BF16_STORE ? out->low16_zero_ref : out->low13_zero_ref), race);
     else
       snprintf(out->reason, sizeof out->reason,
-               "errors match inputs rounded to bf16: relative L2 %.3g against %.3g predicted%s",
+               "errors match inputs rounded to bf16: relative L2 %.2e against %.2e predicted%s",
                c->rel_l2, md[C1D_MODEL_BF16_INPUTS].rel_l2, race);
   }
   return 0;
