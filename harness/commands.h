@@ -17,6 +17,10 @@ int c1d_cmd_list(int argc, char **argv);
  * (harness/cmd_bench.c). 1 without a CUDA device, with one line "convlab bench: no CUDA device: ...". */
 int c1d_cmd_bench(int argc, char **argv);
 
+/* convlab explain: a verdict on a user's output y of x, w (and b), with the evidence (cmd_explain.c).
+ * 0 whatever the verdict. */
+int c1d_cmd_explain(int argc, char **argv);
+
 /* Prints "convlab <cmd>: <detail> (see convlab <cmd> --help)" for a usage error, or
  * "convlab <cmd>: <detail>" otherwise, on one line of stderr; returns the matching exit code. */
 int c1d_cmd_error(const char *cmd, int status);

@@ -13,6 +13,7 @@ static const c1d_command commands[] = {
      c1d_cmd_run},
     {"list", "list the implementations and whether each can run on this machine", c1d_cmd_list},
     {"bench", "time the GPU implementations beside cuDNN FP32/TF32, each with its error", c1d_cmd_bench},
+    {"explain", "is your output a bug, or rounding? a verdict with its evidence", c1d_cmd_explain},
 };
 static const int n_commands = (int)(sizeof commands / sizeof commands[0]);
 
