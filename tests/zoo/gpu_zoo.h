@@ -1,0 +1,29 @@
+/* The GPU bug zoo (tests/zoo/gpu_zoo.cu): deliberately wrong CUDA kernels, each a copy of gpu_naive or
+ * gpu_tiled_smem with one bug, and the verdict the explainer must give on each (c1d_zoo_entry, zoo.h).
+ * Built into the tests only, and only when CUDA is built. run() takes device pointers. */
+#ifndef C1D_GPU_ZOO_H
+#define C1D_GPU_ZOO_H
+
+#include "tests/zoo/zoo.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The mutants. */
+extern const c1d_zoo_entry c1d_gpu_zoo[];
+extern const int c1d_gpu_zoo_count;
+
+/* The two mutant templates with the bug switched off (expected fp32-rounding): proof that the zoo's
+ * scaffolding is right, so that each mutant's errors come from its one bug. */
+extern const c1d_zoo_entry c1d_gpu_zoo_controls[];
+extern const int c1d_gpu_zoo_controls_count;
+
+/* The zoo's race (missing barrier): its outcome may differ between runs, so a test accepts any bug
+ * verdict on at least one of several runs rather than its entry's exact verdict. */
+extern const c1d_impl c1d_gpu_zoo_missing_barrier;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
