@@ -167,6 +167,12 @@ static const usage_case usage_cases[] = {
     {{"run", "--x", "@x", "--w", "@w", "--taps", "3"}, "--taps 3 disagrees with"},
     {{"run", "--x", "@x", "--w", "@w", "--bias"}, "--bias with --x needs --b"},
     {{"list", "--all"}, "unknown option '--all'"},
+    {{"explain"}, "--x, --w and --y are required"},
+    {{"explain", "--x", "@x", "--w", "@w"}, "--x, --w and --y are required"},
+    {{"explain", "--x", "@x", "--y", "@y"}, "--x, --w and --y are required"},
+    {{"explain", "--x", "@x", "--w", "@w", "--y", "@y", "--dilation", "0"}, "--dilation must be"},
+    {{"explain", "--x", "@x", "--w", "@w", "--y", "@y", "--oracle", "tpu"}, "--oracle must be cpu"},
+    {{"explain", "--x", "@x", "--w", "@w", "--y", "@y", "--dist", "normal"}, "unknown option '--dist'"},
 };
 
 ParameterizedTestParameters(cli, refuses_each_bad_command_line_with_exit_2_and_one_line) {
@@ -424,5 +430,75 @@ Test(cli, says_in_one_line_that_it_shrinks_the_default_shape_without_a_gpu) {
   cr_expect(strstr(o->err, "no CUDA device") && strstr(o->err, "N=2 C=256 O=256 L=4096 K=4 D=1"), "%s",
             o->err);
   cr_expect(strstr(o->out, "N=2 C=256 O=256 L=4096 K=4 D=1") != NULL, "%s", o->out);
+  free(o);
+}
+
+// --- convlab explain: a verdict on a user's output ----------------------------------------------
+
+/* x (2,5,40), w (3,5,3), y = the exact result (integers), optionally with one output channel broken. */
+static void write_explain_case(int break_channel) {
+  enum { N = 2, C = 5, L = 40, O = 3, K = 3 };
+  float x[N * C * L], w[O * C * K], y[N * O * L];
+  for (int i = 0; i < N * C * L; i++) x[i] = (float)((i * 7) % 9) - 4.0f;
+  for (int i = 0; i < O * C * K; i++) w[i] = (float)((i * 5) % 7) - 3.0f;
+  for (int n = 0; n < N; n++)
+    for (int o = 0; o < O; o++)
+      for (int t = 0; t < L; t++) {
+        float acc = 0.0f; /* integer sums: exact in float32 */
+        for (int c = 0; c < C; c++)
+          for (int k = 0; k < K; k++) {
+            int src = t + k - (K - 1);
+            if (src >= 0) acc += x[(n * C + c) * L + src] * w[(o * C + c) * K + k];
+          }
+        y[(n * O + o) * L + t] = acc + (break_channel && o == 1 ? 1.0f : 0.0f);
+      }
+  const int64_t sx[3] = {N, C, L}, sw[3] = {O, C, K}, sy[3] = {N, O, L};
+  cr_assert_eq(c1d_npy_write_f32(path_of("x.npy"), x, 3, sx), C1D_OK);
+  cr_assert_eq(c1d_npy_write_f32(path_of("w.npy"), w, 3, sw), C1D_OK);
+  cr_assert_eq(c1d_npy_write_f32(path_of("y.npy"), y, 3, sy), C1D_OK);
+}
+
+Test(cli, explain_calls_an_exact_output_rounding_on_its_first_line) {
+  outcome *o = malloc(sizeof *o);
+  write_explain_case(0);
+  run_convlab((const char *[]){"explain", "--x", path_of("x.npy"), "--w", path_of("w.npy"), "--y",
+                               path_of("y.npy"), NULL},
+              o);
+  cr_assert_eq(o->code, 0, "stderr: %s", o->err);
+  cr_assert(strncmp(o->out, "Not a bug", 9) == 0, "first line: %.200s", o->out);
+  cr_assert(strstr(o->out, "(fp32-rounding)") != NULL, "%.300s", o->out);
+  free(o);
+}
+
+Test(cli, explain_locates_a_broken_channel_and_exits_0) {
+  outcome *o = malloc(sizeof *o);
+  write_explain_case(1);
+  run_convlab((const char *[]){"explain", "--x", path_of("x.npy"), "--w", path_of("w.npy"), "--y",
+                               path_of("y.npy"), NULL},
+              o);
+  cr_assert_eq(o->code, 0, "a verdict is not a failure; stderr: %s", o->err);
+  cr_assert(strncmp(o->out, "A bug, confined to the single output channels", 45) == 0, "%.300s", o->out);
+  cr_assert(strstr(o->out, "o 1,") != NULL, "%.300s", o->out);
+  free(o);
+}
+
+Test(cli, explain_json_holds_the_verdict_and_its_evidence) {
+  outcome *o = malloc(sizeof *o);
+  write_explain_case(1);
+  run_convlab((const char *[]){"explain", "--x", path_of("x.npy"), "--w", path_of("w.npy"), "--y",
+                               path_of("y.npy"), "--json", NULL},
+              o);
+  cr_assert_eq(o->code, 0, "stderr: %s", o->err);
+  cJSON *root = cJSON_Parse(o->out);
+  cr_assert_not_null(root, "not JSON: %.200s", o->out);
+  const cJSON *verdict = cJSON_GetObjectItem(root, "verdict");
+  cr_assert(cJSON_IsString(verdict));
+  cr_assert_str_eq(verdict->valuestring, "bug-localized");
+  const cJSON *ev = cJSON_GetObjectItem(root, "evidence"), *region = cJSON_GetObjectItem(root, "region");
+  cr_assert_not_null(cJSON_GetObjectItem(ev, "beyond_fp32_det"));
+  cr_assert_not_null(cJSON_GetObjectItem(ev, "models"));
+  cr_assert_not_null(cJSON_GetObjectItem(ev, "fingerprint"));
+  cr_assert_str_eq(cJSON_GetObjectItem(region, "o")->valuestring, "1");
+  cJSON_Delete(root);
   free(o);
 }
