@@ -81,7 +81,7 @@ typedef struct c1d_region {
 
 typedef struct c1d_explanation {
   c1d_verdict verdict;
-  char reason[512];                  /* one sentence in plain words */
+  char reason[768];                  /* one sentence in plain words */
   int model;                         /* the model that fits the bulk, or -1 */
   /* Evidence. */
   int64_t count, nonfinite;

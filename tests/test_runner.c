@@ -367,3 +367,77 @@ Test(runner, refuses_the_gpu_oracle_where_it_cannot_run) {
                C1D_ORACLE_CPU);
   c1d_run_results_free(&r);
 }
+
+// --- the explainer's step and the race check ---------------------------------------------------
+
+/* naive, plus 2^-20 of |y| on every element of the second and later calls: run-to-run different bits. */
+static int flaky_calls;
+static c1d_status flaky_run(const c1d_shape *s, const float *x, const float *w, const float *b,
+                            float *y, c1d_exec *ex) {
+  c1d_status st = c1d_cpu_naive.run(s, x, w, b, y, ex);
+  if (flaky_calls++ > 0)
+    for (int64_t i = 0; i < c1d_y_count(s); i++) y[i] += fabsf(y[i]) * 0x1p-20f;
+  return st;
+}
+static const c1d_impl flaky = {.name = "flaky", .summary = "differs from run to run",
+                               .backend = C1D_BACKEND_CPU, .precision = C1D_PREC_FP32,
+                               .run = flaky_run};
+
+Test(runner, explains_every_output_with_the_verdict_of_its_arithmetic) {
+  const c1d_impl *impls[] = {&c1d_cpu_naive, &c1d_cpu_kahan, &c1d_cpu_tf32_inputs, &skip_last};
+  c1d_run_config cfg = config_for(impls, 4);
+  cfg.shape = (c1d_shape){.N = 2, .C = 32, .O = 8, .L = 70, .K = 4, .D = 1, .bias = 1};
+  c1d_run_results r;
+  cr_assert_eq(c1d_run(&cfg, &r), C1D_OK, "%s", c1d_error_detail());
+  const c1d_verdict expected[] = {C1D_VERDICT_FP32_ROUNDING, C1D_VERDICT_FP32_ROUNDING,
+                                  C1D_VERDICT_TF32_INPUTS, C1D_VERDICT_NON_FINITE};
+  for (int i = 0; i < 4; i++) {
+    const c1d_trial_result *t = &r.impls[i].trials[0];
+    cr_assert(t->explained, "%s has no explanation", r.impls[i].name);
+    cr_expect_eq(t->explanation.verdict, expected[i], "%s: %s (%s)", r.impls[i].name,
+                 c1d_verdict_name(t->explanation.verdict), t->explanation.reason);
+  }
+  cr_expect_str_eq(r.impls[3].trials[0].explanation.region.t, "69", "skip_last misses t = L-1");
+  c1d_run_results_free(&r);
+}
+
+Test(runner, compares_the_first_and_the_last_run_bit_for_bit) {
+  const c1d_impl *impls[] = {&c1d_cpu_naive, &flaky};
+  c1d_run_config cfg = config_for(impls, 2);
+  flaky_calls = 0;
+  c1d_run_results r;
+  cr_assert_eq(c1d_run(&cfg, &r), C1D_OK, "%s", c1d_error_detail());
+  cr_expect(r.impls[0].trials[0].repeat_checked);
+  cr_expect(r.impls[0].trials[0].repeat_identical, "naive is deterministic");
+  cr_expect(r.impls[1].trials[0].repeat_checked);
+  cr_expect_not(r.impls[1].trials[0].repeat_identical, "flaky's runs differ");
+  cr_expect_not(r.impls[1].trials[0].explanation.repeat_identical);
+  c1d_run_results_free(&r);
+}
+
+Test(runner, profiles_show_where_the_errors_are) {
+  const c1d_impl *impls[] = {&skip_last};
+  c1d_run_config cfg = config_for(impls, 1);
+  c1d_run_results r;
+  cr_assert_eq(c1d_run(&cfg, &r), C1D_OK, "%s", c1d_error_detail());
+  const c1d_profile *pt = &r.impls[0].trials[0].err_t;
+  cr_expect_eq(pt->width, 1);
+  cr_expect_eq(pt->bins, small.L);
+  cr_expect_eq(r.impls[0].trials[0].err_o.bins, small.O);
+  c1d_run_results_free(&r);
+}
+
+Test(runner, attributes_a_comparison_to_the_side_with_the_larger_error) {
+  const c1d_impl *impls[] = {&c1d_cpu_naive, &c1d_cpu_tf32_inputs};
+  c1d_run_config cfg = config_for(impls, 2);
+  cfg.shape = (c1d_shape){.N = 2, .C = 64, .O = 8, .L = 64, .K = 4, .D = 1, .bias = 0};
+  cfg.compare_a = "naive";
+  cfg.compare_b = "tf32_inputs";
+  c1d_run_results r;
+  cr_assert_eq(c1d_run(&cfg, &r), C1D_OK, "%s", c1d_error_detail());
+  const c1d_trial_result *t = &r.comparisons[0].trials[0];
+  cr_assert(t->explained);
+  cr_expect_eq(t->explanation.verdict, C1D_VERDICT_TF32_INPUTS, "%s", t->explanation.reason);
+  cr_expect(strstr(t->explanation.reason, "comes from tf32_inputs") != NULL, "%s", t->explanation.reason);
+  c1d_run_results_free(&r);
+}
