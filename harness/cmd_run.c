@@ -24,7 +24,7 @@
 
 typedef struct run_args {
   int64_t N, C, O, L, K, D, trials, repeats;
-  int bias, json;
+  int bias, json, html;
   uint64_t seed;
   double atol, rtol, lambda;
   const char *dist, *impl, *oracle, *compare, *out, *save_outputs;
@@ -52,7 +52,7 @@ static const char description[] =
 
 // --- the option table --------------------------------------------------------------------------
 
-#define N_OPTS 24
+#define N_OPTS 25
 static void option_table(run_args *a, c1d_option *o) {
   const int64_t big = C1D_MAX_ELEMENTS;
   const c1d_option t[N_OPTS] = {
@@ -64,7 +64,7 @@ static void option_table(run_args *a, c1d_option *o) {
       {"--dilation", C1D_OPT_INT, &a->D, 1, big, "D", "dilation D (default 1)", 0},
       {"--bias", C1D_OPT_FLAG, &a->bias, 0, 0, NULL, "add a bias b[o] (default: none)", 0},
       {"--dist", C1D_OPT_STRING, &a->dist, 0, 0, "NAME",
-       "normal (default), uniform, conv_init, integer, ill_conditioned", 0},
+       "conv_init (default: the story's), normal, uniform, integer, ill_conditioned", 0},
       {"--seed", C1D_OPT_U64, &a->seed, 0, 0, "S", "input seed; trial i uses S+i (default 0)", 0},
       {"--trials", C1D_OPT_INT, &a->trials, 1, 1000000, "T", "trials with fresh inputs (default 1)", 0},
       {"--impl", C1D_OPT_STRING, &a->impl, 0, 0, "A,B,..", "implementations by name, or all", 0},
@@ -77,6 +77,7 @@ static void option_table(run_args *a, c1d_option *o) {
       {"--compare", C1D_OPT_STRING, &a->compare, 0, 0, "A,B", "also score A against B's output", 0},
       {"--out", C1D_OPT_STRING, &a->out, 0, 0, "DIR", "write report.json, report.csv, report.txt", 0},
       {"--json", C1D_OPT_FLAG, &a->json, 0, 0, NULL, "print the JSON report instead of the table", 0},
+      {"--html", C1D_OPT_FLAG, &a->html, 0, 0, NULL, "with --out: also report.html, plots that open offline", 0},
       {"--save-outputs", C1D_OPT_STRING, &a->save_outputs, 0, 0, "DIR",
        "save every output and the oracle's as .npy", 0},
       {"--x", C1D_OPT_STRING, &a->files.x, 0, 0, "FILE", "input x (N,C,L) from .npy", 0},
@@ -208,6 +209,7 @@ static c1d_status check_options(const run_args *a, const c1d_option *opts, run_p
     return c1d_fail(C1D_ERR_USAGE, "--seed conflicts with --x (the inputs come from the files)");
   if (files && a->trials != 1)
     return c1d_fail(C1D_ERR_USAGE, "--trials conflicts with --x (file inputs make one trial)");
+  if (a->html && !a->out) return c1d_fail(C1D_ERR_USAGE, "--html needs --out DIR (the page is DIR/report.html)");
   if (a->lambda <= 0.0) return c1d_fail(C1D_ERR_USAGE, "--lambda must be positive (got %g)", a->lambda);
   if (a->dist && c1d_dist_parse(a->dist, &p->cfg.dist) != C1D_OK) return C1D_ERR_USAGE;
   if (a->oracle) {
@@ -318,7 +320,7 @@ int c1d_cmd_run(int argc, char **argv) {
     code = c1d_cmd_error("run", st);
     goto done;
   }
-  if ((st = c1d_emit_reports(argc, argv, &a.files, a.json, a.out, &res)) != C1D_OK) {
+  if ((st = c1d_emit_reports(argc, argv, &a.files, a.json, a.html, a.out, &res)) != C1D_OK) {
     code = c1d_cmd_error("run", st);
     goto done;
   }

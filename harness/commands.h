@@ -21,6 +21,10 @@ int c1d_cmd_bench(int argc, char **argv);
  * 0 whatever the verdict. */
 int c1d_cmd_explain(int argc, char **argv);
 
+/* convlab sweep: relative L2 error against n = C*K per implementation and distribution, with the fitted
+ * growth exponent (harness/cmd_sweep.c). */
+int c1d_cmd_sweep(int argc, char **argv);
+
 /* Prints "convlab <cmd>: <detail> (see convlab <cmd> --help)" for a usage error, or
  * "convlab <cmd>: <detail>" otherwise, on one line of stderr; returns the matching exit code. */
 int c1d_cmd_error(const char *cmd, int status);

@@ -14,6 +14,7 @@ static const c1d_command commands[] = {
     {"list", "list the implementations and whether each can run on this machine", c1d_cmd_list},
     {"bench", "time the GPU implementations beside cuDNN FP32/TF32, each with its error", c1d_cmd_bench},
     {"explain", "is your output a bug, or rounding? a verdict with its evidence", c1d_cmd_explain},
+    {"sweep", "error growth against n = C*K per implementation and distribution, fitted exponents", c1d_cmd_sweep},
 };
 static const int n_commands = (int)(sizeof commands / sizeof commands[0]);
 

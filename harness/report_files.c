@@ -9,20 +9,23 @@
 #include "harness/cli.h"
 #include "harness/machine.h"
 #include "harness/report.h"
+#include "harness/report_html.h"
 
-enum { N_FILES = 3 };
+enum { N_FILES = 4 };
 
-/* All three files are complete in their temporary names before the first rename, so an error (disk
- * full, a bad directory) leaves the old reports, if any, exactly as they were. */
+/* All files are complete in their temporary names before the first rename, so an error (disk full, a
+ * bad directory) leaves the old reports, if any, exactly as they were. */
 static c1d_status write_dir(const char *dir, const c1d_report_meta *meta, const c1d_run_results *r,
-                            const char *json) {
-  static const char *const names[N_FILES] = {C1D_REPORT_JSON, C1D_REPORT_CSV, C1D_REPORT_TXT};
+                            const char *json, int html) {
+  static const char *const names[N_FILES] = {C1D_REPORT_JSON, C1D_REPORT_CSV, C1D_REPORT_TXT,
+                                             C1D_REPORT_HTML};
+  const int n_files = html ? 4 : 3;
   c1d_atomic_file af[N_FILES];
   c1d_status st = C1D_OK;
   int opened = 0;
   memset(af, 0, sizeof af);
   if ((st = c1d_make_dirs(dir)) != C1D_OK) return st;
-  for (; opened < N_FILES; opened++) {
+  for (; opened < n_files; opened++) {
     char *path = c1d_path_join(dir, names[opened]);
     if (!path) {
       st = c1d_fail(C1D_ERR_NO_MEMORY, "out of memory");
@@ -35,18 +38,19 @@ static c1d_status write_dir(const char *dir, const c1d_report_meta *meta, const 
   fputs(json, af[0].f);
   c1d_report_csv(af[1].f, meta, r);
   c1d_report_console(af[2].f, meta, r);
-  for (int i = 0; i < N_FILES; i++)
+  if (html) c1d_report_html(af[3].f, meta, r);
+  for (int i = 0; i < n_files; i++)
     if (fflush(af[i].f) != 0 || ferror(af[i].f)) {
       st = c1d_fail(C1D_ERR_IO, "%s/%s: write failed", dir, names[i]);
       goto done;
     }
-  for (int i = 0; i < N_FILES && st == C1D_OK; i++) st = c1d_atomic_commit(&af[i]);
+  for (int i = 0; i < n_files && st == C1D_OK; i++) st = c1d_atomic_commit(&af[i]);
 done:
   for (int i = 0; i < N_FILES; i++) c1d_atomic_abort(&af[i]); /* no-op for committed files */
   return st;
 }
 
-c1d_status c1d_emit_reports(int argc, char **argv, const c1d_input_paths *files, int json,
+c1d_status c1d_emit_reports(int argc, char **argv, const c1d_input_paths *files, int json, int html,
                             const char *out_dir, const c1d_run_results *r) {
   c1d_status st = C1D_OK;
   c1d_machine machine;
@@ -61,7 +65,7 @@ c1d_status c1d_emit_reports(int argc, char **argv, const c1d_input_paths *files,
     st = c1d_fail(C1D_ERR_NO_MEMORY, "out of memory writing the report");
     goto done;
   }
-  if (out_dir && (st = write_dir(out_dir, &meta, r, text)) != C1D_OK) goto done;
+  if (out_dir && (st = write_dir(out_dir, &meta, r, text, html)) != C1D_OK) goto done;
   if (json)
     fputs(text, stdout);
   else

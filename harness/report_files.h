@@ -1,5 +1,6 @@
 /* Where the reports of a finished run go: the console table (or, with --json, the JSON report) on
- * stdout, and with --out DIR the files report.json, report.csv and report.txt, all three or none. */
+ * stdout, and with --out DIR the files report.json, report.csv and report.txt (and with --html
+ * report.html), all of them or none. */
 #ifndef C1D_REPORT_FILES_H
 #define C1D_REPORT_FILES_H
 
@@ -14,11 +15,13 @@ extern "C" {
 #define C1D_REPORT_JSON "report.json"
 #define C1D_REPORT_CSV "report.csv"
 #define C1D_REPORT_TXT "report.txt"
+#define C1D_REPORT_HTML "report.html"
 
 /* Describes the machine, prints to stdout, and writes under out_dir (created; may be NULL) through
- * temporary files that are renamed only after all three are complete. argv is recorded as the command.
- * C1D_ERR_IO or C1D_ERR_NO_MEMORY with the detail; then no report file has changed. */
-c1d_status c1d_emit_reports(int argc, char **argv, const c1d_input_paths *files, int json,
+ * temporary files that are renamed only after all are complete; html adds report.html. argv is
+ * recorded as the command. C1D_ERR_IO or C1D_ERR_NO_MEMORY with the detail; then no report file has
+ * changed. */
+c1d_status c1d_emit_reports(int argc, char **argv, const c1d_input_paths *files, int json, int html,
                             const char *out_dir, const c1d_run_results *r);
 
 #ifdef __cplusplus
