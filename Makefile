@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 OUT ?= out/run
 CMAKE_ARGS ?=
 
-.PHONY: all run test build configure clean deps-run deps-test
+.PHONY: all run test build configure clean deps-run deps-test bench-oracle
 
 all: build
 
@@ -22,6 +22,11 @@ build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
 run: deps-run
+	@$(MAKE) --no-print-directory build
+	./$(BUILD)/harness/convlab run --out $(OUT)
+
+# The oracle's speed against im2col + OpenBLAS DGEMM on the same cores (reference/oracle.c).
+bench-oracle: deps-run
 	@$(MAKE) --no-print-directory build
 	./$(BUILD)/bench/bench_oracle
 

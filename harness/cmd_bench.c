@@ -69,7 +69,7 @@ static c1d_status parse_args(int argc, char **argv, bench_opts *o, int *help) {
   int64_t N = h.N, C = h.C, O = h.O, L = h.L, K = h.K, D = h.D, repeats = BENCH_REPEATS;
   int bias = 0, quiet = 0;
   double ceiling = BENCH_CEILING_TFLOPS;
-  const char *impl = NULL, *dist = "normal", *oracle = "auto", *out = NULL, *save = NULL;
+  const char *impl = NULL, *dist = "conv_init", *oracle = "auto", *out = NULL, *save = NULL;
   uint64_t seed = 0;
   c1d_option opts[] = {
       {"--impl", C1D_OPT_STRING, &impl, 0, 0, "A,B", "implementations to run, or all (default: every GPU one)", 0},
@@ -82,7 +82,7 @@ static c1d_status parse_args(int argc, char **argv, bench_opts *o, int *help) {
       {"--bias", C1D_OPT_FLAG, &bias, 0, 0, NULL, "add a bias tensor", 0},
       {"--repeats", C1D_OPT_INT, &repeats, 1, 100000, "R", "timed runs per implementation (default 50)", 0},
       {"--ceiling-tflops", C1D_OPT_DOUBLE, &ceiling, 0, 0, "T", "FP32 ceiling for % of peak (default 67)", 0},
-      {"--dist", C1D_OPT_STRING, &dist, 0, 0, "NAME", "inputs: normal (default), conv_init (the story's), uniform, ...", 0},
+      {"--dist", C1D_OPT_STRING, &dist, 0, 0, "NAME", "inputs: conv_init (default: the story's), normal, uniform, ...", 0},
       {"--seed", C1D_OPT_U64, &seed, 0, 0, "S", "input seed (default 0)", 0},
       {"--oracle", C1D_OPT_STRING, &oracle, 0, 0, "WHERE", "auto, cpu or gpu (default auto)", 0},
       {"--out", C1D_OPT_STRING, &out, 0, 0, "FILE", "write the JSON report here (atomically)", 0},

@@ -69,7 +69,7 @@ typedef struct c1d_run_config {
   int abs_hist_bins, ratio_hist_bins;
 } c1d_run_config;
 
-/* The defaults: headline shape, normal inputs, seed 0, one trial, KernelBench's tolerances, lambda of
+/* The defaults: headline shape, conv_init inputs (the story's), seed 0, one trial, KernelBench's tolerances, lambda of
  * numerics/bounds.h, automatic oracle, histogram ranges covering float32 errors; impls left empty. */
 void c1d_run_config_default(c1d_run_config *cfg);
 

@@ -83,7 +83,14 @@ static const char *const tolerance_keys[] = {"atol", "rtol", "lambda", "default_
 static const char *const impl_keys[] = {"name", "backend", "precision", "summary", "status", "skip_reason",
                                         "trials", NULL};
 static const char *const trial_keys[] = {"seed", "status", "error", "metrics", "histograms", "time_ms",
-                                         "gflops", "algo", "math", "used_tf32", NULL};
+                                         "gflops", "algo", "math", "used_tf32", "repeat_identical",
+                                         "profiles", "explanation", "tf32_model", NULL};
+static const char *const explanation_keys[] = {"verdict", "reason", "model", "evidence", "region", NULL};
+static const char *const evidence_keys[] = {"count", "nonfinite", "beyond_fp32_det", "beyond_fp32_prob",
+                                            "beyond_tf32", "beyond_model", "rel_l2", "candidate_on_sample",
+                                            "models", "fingerprint", "repeat_identical", NULL};
+static const char *const region_keys[] = {"count", "fraction", "kind", "n", "o", "t", NULL};
+static const char *const profile_keys[] = {"width", "mean", "max", NULL};
 static const char *const metric_keys[] = {
     "count", "max_abs", "argmax_abs", "max_rel", "rel_l2", "ulp_p50", "ulp_p99", "ulp_max",
     "fail_default", "fail_default_frac", "fail_user", "fail_user_frac", "beyond_det", "beyond_det_frac",
@@ -105,7 +112,7 @@ Test(reports, json_parses_and_carries_the_documented_top_level_fields) {
   cr_expect_eq(cJSON_GetNumberValue(need(need(root, "problem"), "L")), 32);
   cr_expect(cJSON_IsFalse(need(need(root, "problem"), "bias")));
   cr_expect_str_eq(cJSON_GetStringValue(need(need(root, "inputs"), "source")), "generated");
-  cr_expect_str_eq(cJSON_GetStringValue(need(need(root, "inputs"), "dist")), "normal");
+  cr_expect_str_eq(cJSON_GetStringValue(need(need(root, "inputs"), "dist")), "conv_init");
   cr_expect(cJSON_IsNull(need(need(root, "machine"), "gpu")));
   cr_expect_str_eq(cJSON_GetStringValue(need(root, "command")), "convlab run --test");
   cr_expect(strlen(cJSON_GetStringValue(need(root, "compile_flags"))) > 10);
@@ -135,6 +142,13 @@ Test(reports, json_gives_each_implementation_its_status_trials_metrics_and_histo
   cr_expect_eq(cJSON_GetNumberValue(need(t, "seed")), 1);
   need_all(need(t, "metrics"), metric_keys);
   need_all(need(t, "time_ms"), time_keys);
+  cJSON *ex = need(t, "explanation");
+  need_all(ex, explanation_keys);
+  need_all(need(ex, "evidence"), evidence_keys);
+  need_all(need(ex, "region"), region_keys);
+  cr_expect_str_eq(cJSON_GetStringValue(need(ex, "verdict")), "fp32-rounding");
+  need_all(need(need(t, "profiles"), "t"), profile_keys);
+  need_all(need(need(t, "profiles"), "o"), profile_keys);
   cJSON *abs = need(need(t, "histograms"), "abs_err");
   need_all(abs, hist_keys);
   need_all(need(need(t, "histograms"), "bound_ratio"), hist_keys);
@@ -265,7 +279,8 @@ Test(reports, format_document_names_every_json_field_and_csv_column) {
   doc[n] = '\0';
   fclose(f);
   const char *const *lists[] = {top_keys, problem_keys, inputs_keys, machine_keys, tolerance_keys,
-                                impl_keys, trial_keys, metric_keys, hist_keys, time_keys, comparison_keys};
+                                impl_keys, trial_keys, metric_keys, hist_keys, time_keys, comparison_keys,
+                                explanation_keys, evidence_keys, region_keys, profile_keys};
   for (unsigned l = 0; l < sizeof lists / sizeof lists[0]; l++)
     for (const char *const *k = lists[l]; *k; k++) {
       char quoted[64], ticked[64];
