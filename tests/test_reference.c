@@ -1,0 +1,452 @@
+/* reference/: the float64 oracle against the definition's plain loops and against a double-double
+ * evaluation of sampled elements; hand-computed cases of the operator's meaning (causal zero padding,
+ * dilation, bias, K=1, C=1, L shorter than the receptive field); the AVX-512 and portable kernels giving
+ * the same bits; and shape validation naming every bad value. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/inputs.h"
+#include "reference/exact_dot.h"
+#include "reference/oracle.h"
+#include "reference/problem.h"
+
+// --- helpers ------------------------------------------------------------------------------------
+
+/* Inputs, outputs and the oracle's results for one shape. */
+typedef struct fixture {
+  c1d_shape s;
+  float *x, *w, *b;
+  double *y, *mag;
+} fixture;
+
+static void fixture_make(fixture *f, const c1d_shape *s, c1d_dist dist, uint64_t seed) {
+  f->s = *s;
+  f->x = malloc((size_t)c1d_x_count(s) * sizeof(float));
+  f->w = malloc((size_t)c1d_w_count(s) * sizeof(float));
+  f->b = s->bias ? malloc((size_t)s->O * sizeof(float)) : NULL;
+  f->y = malloc((size_t)c1d_y_count(s) * sizeof(double));
+  f->mag = malloc((size_t)c1d_y_count(s) * sizeof(double));
+  cr_assert(f->x && f->w && f->y && f->mag && (!s->bias || f->b));
+  c1d_generate(s, dist, seed, f->x, f->w, f->b);
+  for (int64_t i = 0; i < c1d_y_count(s); i++) f->y[i] = f->mag[i] = NAN; /* poisoned */
+  c1d_status st = c1d_oracle_f64(s, f->x, f->w, f->b, f->y, f->mag, NULL, NULL);
+  cr_assert_eq(st, C1D_OK, "oracle failed: %s: %s", c1d_strerror(st), c1d_error_detail());
+}
+
+static void fixture_free(fixture *f) {
+  free(f->x);
+  free(f->w);
+  free(f->b);
+  free(f->y);
+  free(f->mag);
+}
+
+/* m = |b| + sum |w*x| over the non-padding taps, by the definition's loops. */
+static void direct_mag(const c1d_shape *s, const float *x, const float *w, const float *b, double *m) {
+  for (int64_t n = 0; n < s->N; n++)
+    for (int64_t o = 0; o < s->O; o++)
+      for (int64_t t = 0; t < s->L; t++) {
+        double acc = s->bias ? fabs((double)b[o]) : 0.0;
+        for (int64_t c = 0; c < s->C; c++)
+          for (int64_t k = c1d_first_tap(s, t); k < s->K; k++)
+            acc += fabs((double)w[c1d_w_index(s, o, c, k)] *
+                        (double)x[c1d_x_index(s, n, c, c1d_source_time(s, t, k))]);
+        m[c1d_y_index(s, n, o, t)] = acc;
+      }
+}
+
+static const char *shape_text(const c1d_shape *s) {
+  static char buf[128];
+  c1d_shape_format(s, buf, sizeof buf);
+  return buf;
+}
+
+static int cpu_has_avx512(void) {
+  __builtin_cpu_init();
+  return __builtin_cpu_supports("avx512f");
+}
+
+// --- the fast oracle against the definition's loops ---------------------------------------------
+
+/* Odd sizes on purpose: O and L off the 6 x 16 micro-tile, L shorter than the receptive field,
+ * C*K across several reduction chunks, O across two channel blocks, K = 1..9, D = 1..4. */
+static c1d_shape odd_shapes[] = {
+    {.N = 1, .C = 1, .O = 1, .L = 1, .K = 1, .D = 1, .bias = 0},
+    {.N = 1, .C = 1, .O = 1, .L = 3, .K = 3, .D = 2, .bias = 1},   /* L < (K-1)*D */
+    {.N = 2, .C = 3, .O = 5, .L = 17, .K = 3, .D = 1, .bias = 1},
+    {.N = 1, .C = 5, .O = 7, .L = 33, .K = 5, .D = 2, .bias = 0},
+    {.N = 3, .C = 2, .O = 1, .L = 40, .K = 9, .D = 4, .bias = 1},  /* O = 1 */
+    {.N = 1, .C = 1, .O = 13, .L = 100, .K = 4, .D = 3, .bias = 0}, /* C = 1 */
+    {.N = 2, .C = 7, .O = 11, .L = 5, .K = 9, .D = 1, .bias = 1},  /* L < (K-1)*D */
+    {.N = 1, .C = 4, .O = 6, .L = 16, .K = 2, .D = 1, .bias = 0},  /* exactly one micro-tile */
+    {.N = 1, .C = 3, .O = 7, .L = 257, .K = 4, .D = 1, .bias = 1}, /* several position tiles */
+    {.N = 2, .C = 17, .O = 50, .L = 300, .K = 7, .D = 3, .bias = 0},
+    {.N = 1, .C = 6, .O = 300, .L = 40, .K = 2, .D = 2, .bias = 1}, /* two channel blocks */
+    {.N = 1, .C = 40, .O = 8, .L = 64, .K = 4, .D = 1, .bias = 0},  /* C*K over several chunks */
+    {.N = 1, .C = 70, .O = 9, .L = 50, .K = 1, .D = 1, .bias = 1},  /* K = 1, two chunks */
+    {.N = 1, .C = 5, .O = 5, .L = 20, .K = 65, .D = 1, .bias = 0},  /* one channel per chunk */
+    {.N = 1, .C = 3, .O = 4, .L = 30, .K = 5, .D = 4, .bias = 1},
+    {.N = 1, .C = 2, .O = 3, .L = 9, .K = 8, .D = 3, .bias = 1},    /* L < (K-1)*D */
+    {.N = 1, .C = 9, .O = 13, .L = 70, .K = 6, .D = 2, .bias = 0},
+};
+
+ParameterizedTestParameters(oracle, matches_direct_loop_on_odd_shapes) {
+  return cr_make_param_array(c1d_shape, odd_shapes, sizeof odd_shapes / sizeof odd_shapes[0]);
+}
+
+ParameterizedTest(c1d_shape *s, oracle, matches_direct_loop_on_odd_shapes) {
+  fixture f;
+  fixture_make(&f, s, C1D_DIST_NORMAL, 11);
+  double *yd = malloc((size_t)c1d_y_count(s) * sizeof(double));
+  c1d_oracle_direct(s, f.x, f.w, f.b, yd);
+  for (int64_t i = 0; i < c1d_y_count(s); i++)
+    cr_assert(fabs(f.y[i] - yd[i]) <= 1e-14 * f.mag[i],
+              "%s: element %lld: oracle %.17g, direct %.17g, m %.3g", shape_text(s), (long long)i, f.y[i],
+              yd[i], f.mag[i]);
+  free(yd);
+  fixture_free(&f);
+}
+
+ParameterizedTestParameters(oracle, computes_mag_as_the_sum_of_absolute_products) {
+  return cr_make_param_array(c1d_shape, odd_shapes, sizeof odd_shapes / sizeof odd_shapes[0]);
+}
+
+ParameterizedTest(c1d_shape *s, oracle, computes_mag_as_the_sum_of_absolute_products) {
+  fixture f;
+  fixture_make(&f, s, C1D_DIST_NORMAL, 12);
+  double *md = malloc((size_t)c1d_y_count(s) * sizeof(double));
+  direct_mag(s, f.x, f.w, f.b, md);
+  for (int64_t i = 0; i < c1d_y_count(s); i++) {
+    cr_assert(f.mag[i] >= fabs(f.y[i]) * (1 - 1e-15), "%s: m below |y| at %lld", shape_text(s),
+              (long long)i);
+    cr_assert(fabs(f.mag[i] - md[i]) <= 1e-14 * md[i], "%s: element %lld: m %.17g, direct %.17g",
+              shape_text(s), (long long)i, f.mag[i], md[i]);
+  }
+  free(md);
+  fixture_free(&f);
+}
+
+Test(oracle, accepts_a_null_mag_and_gives_the_same_y) {
+  const c1d_shape s = {.N = 2, .C = 5, .O = 8, .L = 37, .K = 3, .D = 2, .bias = 1};
+  fixture f;
+  fixture_make(&f, &s, C1D_DIST_NORMAL, 13);
+  double *y2 = malloc((size_t)c1d_y_count(&s) * sizeof(double));
+  cr_assert_eq(c1d_oracle_f64(&s, f.x, f.w, f.b, y2, NULL, NULL, NULL), C1D_OK);
+  cr_assert(memcmp(y2, f.y, (size_t)c1d_y_count(&s) * sizeof(double)) == 0);
+  free(y2);
+  fixture_free(&f);
+}
+
+// --- the oracle against a double-double evaluation ---------------------------------------------
+
+/* Largest |y - exact| / m over n sampled elements (a fixed pseudo-random choice). */
+static double worst_sampled_error(const fixture *f, int samples) {
+  const c1d_shape *s = &f->s;
+  uint64_t state = 0x2545F4914F6CDD1Dull;
+  double worst = 0.0;
+  for (int i = 0; i < samples; i++) {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    const int64_t idx = (int64_t)((state >> 11) % (uint64_t)c1d_y_count(s));
+    const int64_t t = idx % s->L, o = (idx / s->L) % s->O, n = idx / (s->L * s->O);
+    const c1d_dd e = c1d_exact_element(s, f->x, f->w, f->b, n, o, t);
+    const double err = fabs((f->y[idx] - e.hi) - e.lo);
+    cr_assert(f->mag[idx] > 0.0);
+    if (err / f->mag[idx] > worst) worst = err / f->mag[idx];
+  }
+  return worst;
+}
+
+Test(oracle, is_within_1e13_of_m_from_exact_on_normal_inputs) {
+  const c1d_shape s = {.N = 2, .C = 256, .O = 14, .L = 200, .K = 4, .D = 2, .bias = 1};
+  fixture f;
+  fixture_make(&f, &s, C1D_DIST_NORMAL, 21);
+  const double worst = worst_sampled_error(&f, 600);
+  cr_assert(worst <= 1e-13, "worst |y - exact| / m = %.3g", worst);
+  fixture_free(&f);
+}
+
+Test(oracle, is_within_1e13_of_m_from_exact_on_ill_conditioned_inputs) {
+  const c1d_shape s = {.N = 2, .C = 128, .O = 14, .L = 200, .K = 5, .D = 1, .bias = 0};
+  fixture f;
+  fixture_make(&f, &s, C1D_DIST_ILL_CONDITIONED, 22);
+  /* The inputs do cancel: m is far larger than |y| on most elements. */
+  double ratio_sum = 0.0;
+  for (int64_t i = 0; i < c1d_y_count(&s); i++) ratio_sum += f.mag[i] / (fabs(f.y[i]) + 1e-300);
+  cr_assert(ratio_sum / (double)c1d_y_count(&s) > 50.0, "mean m/|y| = %.3g", ratio_sum / (double)c1d_y_count(&s));
+  const double worst = worst_sampled_error(&f, 600);
+  cr_assert(worst <= 1e-13, "worst |y - exact| / m = %.3g", worst);
+  fixture_free(&f);
+}
+
+Test(exact_dot, recovers_what_a_double_sum_loses) {
+  /* 2^60 + 1 - 2^60: a double sum gives 0, the double-double 1. */
+  const float a[] = {0x1p60f, 1.0f, -0x1p60f, 0x1p-40f}, b[] = {1.0f, 1.0f, 1.0f, 3.0f};
+  const c1d_dd d = c1d_dot_dd(a, b, 4);
+  cr_assert_eq(d.hi, 1.0 + 3 * 0x1p-40);
+  cr_assert_eq(d.lo, 0.0);
+}
+
+Test(exact_dot, keeps_lo_below_half_an_ulp_of_hi) {
+  float a[257], b[257];
+  for (int i = 0; i < 257; i++) {
+    a[i] = c1d_uniform01(5, 1, (uint64_t)i) * 2.0f - 1.0f;
+    b[i] = c1d_uniform01(5, 2, (uint64_t)i) * 1e-3f;
+  }
+  const c1d_dd d = c1d_dot_dd(a, b, 257);
+  cr_assert(fabs(d.lo) <= 0.5 * (nextafter(fabs(d.hi), INFINITY) - fabs(d.hi)));
+  cr_assert(d.hi + d.lo == d.hi);
+}
+
+Test(exact_dot, includes_the_bias_and_skips_causal_padding) {
+  const c1d_shape s = {.N = 1, .C = 1, .O = 1, .L = 3, .K = 2, .D = 1, .bias = 1};
+  const float x[] = {2, 3, 5}, w[] = {7, 11}, b[] = {0.5f};
+  cr_assert_eq(c1d_exact_element(&s, x, w, b, 0, 0, 0).hi, 0.5 + 11 * 2);
+  cr_assert_eq(c1d_exact_element(&s, x, w, b, 0, 0, 2).hi, 0.5 + 7 * 3 + 11 * 5);
+}
+
+// --- hand-computed cases of the operator's meaning -------------------------------------------------
+
+/* Runs both the fast oracle and the direct loops and checks y (and, if given, m) exactly: every value
+ * here is a small integer or a short binary fraction, so double arithmetic is exact. */
+static void check_case(const c1d_shape *s, const float *x, const float *w, const float *b,
+                       const double *expect_y, const double *expect_m) {
+  const int64_t ny = c1d_y_count(s);
+  double *y = malloc((size_t)ny * sizeof(double)), *m = malloc((size_t)ny * sizeof(double));
+  double *yd = malloc((size_t)ny * sizeof(double));
+  cr_assert_eq(c1d_oracle_f64(s, x, w, b, y, m, NULL, NULL), C1D_OK, "%s", c1d_error_detail());
+  c1d_oracle_direct(s, x, w, b, yd);
+  for (int64_t i = 0; i < ny; i++) {
+    cr_assert_eq(y[i], expect_y[i], "%s: y[%lld] = %g, expected %g", shape_text(s), (long long)i, y[i],
+                 expect_y[i]);
+    cr_assert_eq(yd[i], expect_y[i], "%s: direct y[%lld] = %g, expected %g", shape_text(s),
+                 (long long)i, yd[i], expect_y[i]);
+    if (expect_m)
+      cr_assert_eq(m[i], expect_m[i], "%s: m[%lld] = %g, expected %g", shape_text(s), (long long)i,
+                   m[i], expect_m[i]);
+  }
+  free(y);
+  free(m);
+  free(yd);
+}
+
+Test(semantics, pads_the_past_with_zeros) {
+  /* y[t] = w0*x[t-1] + w1*x[t]: the oldest tap reads x[-1] = 0 at t = 0. */
+  const c1d_shape s = {.N = 1, .C = 1, .O = 1, .L = 4, .K = 2, .D = 1, .bias = 0};
+  const float x[] = {1, 2, 3, 4}, w[] = {-1, 1};
+  const double y[] = {1, 1, 1, 1}, m[] = {1, 3, 5, 7};
+  check_case(&s, x, w, NULL, y, m);
+}
+
+Test(semantics, spaces_taps_by_the_dilation) {
+  /* D = 2: y[t] = w0*x[t-2] + w1*x[t]. */
+  const c1d_shape s = {.N = 1, .C = 1, .O = 1, .L = 5, .K = 2, .D = 2, .bias = 0};
+  const float x[] = {1, 2, 3, 4, 5}, w[] = {10, 1};
+  const double y[] = {1, 2, 13, 24, 35};
+  check_case(&s, x, w, NULL, y, y);
+}
+
+Test(semantics, starts_every_output_at_its_bias) {
+  /* K = 1, two output channels with different biases; m includes |b|. */
+  const c1d_shape s = {.N = 1, .C = 1, .O = 2, .L = 3, .K = 1, .D = 1, .bias = 1};
+  const float x[] = {1, -1, 3}, w[] = {2, -1}, b[] = {0.5f, -4};
+  const double y[] = {2.5, -1.5, 6.5, -5, -3, -7};
+  const double m[] = {2.5, 2.5, 6.5, 5, 5, 7};
+  check_case(&s, x, w, b, y, m);
+}
+
+Test(semantics, with_one_tap_mixes_channels_pointwise) {
+  /* K = 1: y[n,o,t] = sum_c w[o,c] x[n,c,t], two batch elements with their own x. */
+  const c1d_shape s = {.N = 2, .C = 2, .O = 2, .L = 2, .K = 1, .D = 3, .bias = 0};
+  const float x[] = {1, 2, 10, 20, /* n=1 */ -1, -2, 0.5f, 0.25f};
+  const float w[] = {1, 1, /* o=1 */ 2, -1};
+  const double y[] = {11, 22, -8, -16, /* n=1 */ -0.5, -1.75, -2.5, -4.25};
+  check_case(&s, x, w, NULL, y, NULL);
+}
+
+Test(semantics, with_one_input_channel_is_a_plain_causal_filter) {
+  /* C = 1, K = 3, D = 1: y[t] = w0 x[t-2] + w1 x[t-1] + w2 x[t] + b. */
+  const c1d_shape s = {.N = 1, .C = 1, .O = 1, .L = 5, .K = 3, .D = 1, .bias = 1};
+  const float x[] = {1, 0, 0, 2, 0}, w[] = {100, 10, 1}, b[] = {0.25f};
+  const double y[] = {1.25, 10.25, 100.25, 2.25, 20.25};
+  check_case(&s, x, w, b, y, y);
+}
+
+Test(semantics, sees_only_the_newest_tap_when_L_is_shorter_than_the_receptive_field) {
+  /* (K-1)*D = 4 > L = 2: taps 0 and 1 read x[t-4], x[t-2], always padding. */
+  const c1d_shape s = {.N = 1, .C = 1, .O = 1, .L = 2, .K = 3, .D = 2, .bias = 1};
+  const float x[] = {3, 5}, w[] = {100, 10, 1}, b[] = {7};
+  const double y[] = {10, 12};
+  check_case(&s, x, w, b, y, y);
+}
+
+// --- kernels, threads, progress -----------------------------------------------------------------
+
+static c1d_shape bit_shapes[] = {
+    {.N = 2, .C = 37, .O = 29, .L = 301, .K = 5, .D = 3, .bias = 1},
+    {.N = 1, .C = 64, .O = 270, .L = 130, .K = 4, .D = 1, .bias = 0},
+    {.N = 3, .C = 3, .O = 7, .L = 9, .K = 9, .D = 2, .bias = 1},
+};
+
+ParameterizedTestParameters(oracle, gives_identical_bits_with_avx512_and_portable_kernels) {
+  return cr_make_param_array(c1d_shape, bit_shapes, sizeof bit_shapes / sizeof bit_shapes[0]);
+}
+
+ParameterizedTest(c1d_shape *s, oracle, gives_identical_bits_with_avx512_and_portable_kernels) {
+  if (!cpu_has_avx512()) cr_skip_test("this CPU has no AVX-512: only the portable kernel runs");
+  unsetenv("C1D_ORACLE_NO_AVX512");
+  fixture f;
+  fixture_make(&f, s, C1D_DIST_NORMAL, 31);
+  const size_t bytes = (size_t)c1d_y_count(s) * sizeof(double);
+  double *y = malloc(bytes), *m = malloc(bytes);
+  setenv("C1D_ORACLE_NO_AVX512", "1", 1);
+  cr_assert_eq(c1d_oracle_f64(s, f.x, f.w, f.b, y, m, NULL, NULL), C1D_OK);
+  unsetenv("C1D_ORACLE_NO_AVX512");
+  cr_assert(memcmp(y, f.y, bytes) == 0, "%s: y differs between kernels", shape_text(s));
+  cr_assert(memcmp(m, f.mag, bytes) == 0, "%s: m differs between kernels", shape_text(s));
+  free(y);
+  free(m);
+  fixture_free(&f);
+}
+
+Test(oracle, gives_identical_bits_on_one_thread_and_on_three) {
+  const c1d_shape s = {.N = 2, .C = 19, .O = 61, .L = 700, .K = 4, .D = 2, .bias = 1};
+  omp_set_num_threads(1);
+  fixture f;
+  fixture_make(&f, &s, C1D_DIST_NORMAL, 41);
+  const size_t bytes = (size_t)c1d_y_count(&s) * sizeof(double);
+  double *y = malloc(bytes), *m = malloc(bytes);
+  omp_set_num_threads(3);
+  cr_assert_eq(c1d_oracle_f64(&s, f.x, f.w, f.b, y, m, NULL, NULL), C1D_OK);
+  cr_assert(memcmp(y, f.y, bytes) == 0);
+  cr_assert(memcmp(m, f.mag, bytes) == 0);
+  free(y);
+  free(m);
+  fixture_free(&f);
+}
+
+typedef struct progress_log {
+  int calls, decreased;
+  double last;
+} progress_log;
+
+static void record_progress(double fraction, void *user) {
+  progress_log *log = user;
+  if (fraction < log->last || fraction < 0.0 || fraction > 1.0) log->decreased = 1;
+  log->last = fraction;
+  log->calls++;
+}
+
+Test(oracle, reports_progress_that_never_decreases_and_ends_at_one) {
+  const c1d_shape s = {.N = 4, .C = 8, .O = 20, .L = 2000, .K = 3, .D = 1, .bias = 0};
+  fixture f;
+  fixture_make(&f, &s, C1D_DIST_UNIFORM, 51);
+  progress_log log = {0, 0, 0.0};
+  cr_assert_eq(c1d_oracle_f64(&s, f.x, f.w, f.b, f.y, NULL, record_progress, &log), C1D_OK);
+  cr_assert_geq(log.calls, 1);
+  cr_assert_not(log.decreased);
+  cr_assert_eq(log.last, 1.0);
+  fixture_free(&f);
+}
+
+Test(oracle, reports_the_bytes_it_could_not_allocate) {
+  /* A valid shape whose packed weights (16 bytes per element of a 2^40-element w) no machine holds.
+   * With overcommit set to "always" the allocation could succeed on paper, so the test needs the
+   * kernel's default heuristic or strict accounting. */
+  FILE *f = fopen("/proc/sys/vm/overcommit_memory", "r");
+  int mode = -1;
+  if (f) {
+    if (fscanf(f, "%d", &mode) != 1) mode = -1;
+    fclose(f);
+  }
+  if (mode != 0 && mode != 2) cr_skip_test("vm.overcommit_memory is %d: a huge allocation may succeed", mode);
+  const c1d_shape s = {.N = 1, .C = INT64_C(1) << 20, .O = INT64_C(1) << 20, .L = 1, .K = 1, .D = 1,
+                       .bias = 0};
+  cr_assert_eq(c1d_shape_validate(&s), C1D_OK, "%s", c1d_error_detail());
+  float dummy_in[1] = {0};
+  double dummy_out[1];
+  const c1d_status st = c1d_oracle_f64(&s, dummy_in, dummy_in, NULL, dummy_out, dummy_out, NULL, NULL);
+  cr_assert_eq(st, C1D_ERR_NO_MEMORY, "got %s", c1d_strerror(st));
+  cr_assert(strstr(c1d_error_detail(), "bytes") != NULL, "detail: %s", c1d_error_detail());
+}
+
+Test(oracle, refuses_a_bias_flag_without_a_bias_tensor) {
+  const c1d_shape s = {.N = 1, .C = 1, .O = 1, .L = 1, .K = 1, .D = 1, .bias = 1};
+  float x[1] = {1}, w[1] = {1};
+  double y[1], m[1];
+  cr_assert_eq(c1d_oracle_f64(&s, x, w, NULL, y, m, NULL, NULL), C1D_ERR_INVALID_SHAPE);
+  cr_assert(strstr(c1d_error_detail(), "bias") != NULL, "detail: %s", c1d_error_detail());
+}
+
+// --- shape validation ---------------------------------------------------------------------------
+
+typedef struct bad_shape {
+  c1d_shape s;
+  c1d_status status;
+  char names[32]; /* the detail must contain this */
+} bad_shape;
+
+#define SHAPE(n, c, o, l, k, d, b) {.N = (n), .C = (c), .O = (o), .L = (l), .K = (k), .D = (d), .bias = (b)}
+#define BIG(e) (INT64_C(1) << (e))
+
+static bad_shape bad_shapes[] = {
+    {SHAPE(0, 4, 4, 8, 3, 1, 0), C1D_ERR_INVALID_SHAPE, "N (batch)"},
+    {SHAPE(-2, 4, 4, 8, 3, 1, 0), C1D_ERR_INVALID_SHAPE, "N (batch)"},
+    {SHAPE(1, 0, 4, 8, 3, 1, 0), C1D_ERR_INVALID_SHAPE, "C (in-channels)"},
+    {SHAPE(1, -3, 4, 8, 3, 1, 0), C1D_ERR_INVALID_SHAPE, "C (in-channels)"},
+    {SHAPE(1, 4, 0, 8, 3, 1, 0), C1D_ERR_INVALID_SHAPE, "O (out-channels)"},
+    {SHAPE(1, 4, -1, 8, 3, 1, 0), C1D_ERR_INVALID_SHAPE, "O (out-channels)"},
+    {SHAPE(1, 4, 4, 0, 3, 1, 0), C1D_ERR_INVALID_SHAPE, "L (length)"},
+    {SHAPE(1, 4, 4, -8, 3, 1, 0), C1D_ERR_INVALID_SHAPE, "L (length)"},
+    {SHAPE(1, 4, 4, 8, 0, 1, 0), C1D_ERR_INVALID_SHAPE, "K (taps)"},
+    {SHAPE(1, 4, 4, 8, -1, 1, 0), C1D_ERR_INVALID_SHAPE, "K (taps)"},
+    {SHAPE(1, 4, 4, 8, 3, 0, 0), C1D_ERR_INVALID_SHAPE, "D (dilation)"},
+    {SHAPE(1, 4, 4, 8, 3, -7, 0), C1D_ERR_INVALID_SHAPE, "D (dilation)"},
+    {SHAPE(1, 4, 4, 8, 3, 1, 2), C1D_ERR_INVALID_SHAPE, "bias"},
+    {SHAPE(1, 4, 4, 8, 3, 1, -1), C1D_ERR_INVALID_SHAPE, "bias"},
+    {SHAPE(1, 4, 4, 8, 3, BIG(30), 0), C1D_ERR_INVALID_SHAPE, "(K-1)*D"},
+    {SHAPE(1, 4, 4, 8, BIG(31), 1, 0), C1D_ERR_INVALID_SHAPE, "(K-1)*D"},
+    {SHAPE(BIG(21), BIG(10), 4, BIG(10), 3, 1, 0), C1D_ERR_OVERFLOW, "x (N*C*L)"},
+    {SHAPE(BIG(40), BIG(40), 4, BIG(40), 3, 1, 0), C1D_ERR_OVERFLOW, "x (N*C*L)"}, /* int64 wraps */
+    {SHAPE(1, BIG(10), BIG(21), 8, BIG(10), 1, 0), C1D_ERR_OVERFLOW, "w (O*C*K)"},
+    {SHAPE(BIG(20), 1, BIG(20), 2, 3, 1, 0), C1D_ERR_OVERFLOW, "y (N*O*L)"},
+    {SHAPE(1, BIG(21), 1, 1, BIG(11), 1, 0), C1D_ERR_OVERFLOW, "C*K"},
+};
+
+ParameterizedTestParameters(shape, rejects_each_bad_value_by_name) {
+  return cr_make_param_array(bad_shape, bad_shapes, sizeof bad_shapes / sizeof bad_shapes[0]);
+}
+
+ParameterizedTest(bad_shape *p, shape, rejects_each_bad_value_by_name) {
+  c1d_error_clear();
+  const c1d_status st = c1d_shape_validate(&p->s);
+  cr_assert_eq(st, p->status, "%s: got %s (%s), expected %s", shape_text(&p->s), c1d_strerror(st),
+               c1d_error_detail(), c1d_strerror(p->status));
+  cr_assert(strstr(c1d_error_detail(), p->names) != NULL, "%s: detail '%s' does not name '%s'",
+            shape_text(&p->s), c1d_error_detail(), p->names);
+  /* The oracle validates first and touches no buffer of a bad shape. */
+  c1d_error_clear();
+  cr_assert_eq(c1d_oracle_f64(&p->s, NULL, NULL, NULL, NULL, NULL, NULL, NULL), p->status);
+  cr_assert(strstr(c1d_error_detail(), p->names) != NULL);
+}
+
+Test(shape, accepts_the_headline_shape_and_the_smallest_one) {
+  const c1d_shape h = c1d_headline_shape(), one = SHAPE(1, 1, 1, 1, 1, 1, 0);
+  cr_assert_eq(c1d_shape_validate(&h), C1D_OK, "%s", c1d_error_detail());
+  cr_assert_eq(c1d_shape_validate(&one), C1D_OK, "%s", c1d_error_detail());
+  cr_assert_eq(c1d_flops(&h), 2.0 * 32 * 256 * 8192 * 256 * 4);
+}
+
+Test(shape, finds_the_first_real_tap_at_each_time) {
+  const c1d_shape s = SHAPE(1, 1, 1, 10, 4, 3, 0); /* pad 9: taps read t-9, t-6, t-3, t */
+  const int64_t expect[] = {3, 3, 3, 2, 2, 2, 1, 1, 1, 0};
+  for (int64_t t = 0; t < 10; t++) {
+    cr_assert_eq(c1d_first_tap(&s, t), expect[t], "t=%lld", (long long)t);
+    cr_assert_geq(c1d_source_time(&s, t, expect[t]), 0);
+    if (expect[t] > 0) cr_assert_lt(c1d_source_time(&s, t, expect[t] - 1), 0);
+  }
+}
