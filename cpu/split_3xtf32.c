@@ -1,20 +1,28 @@
 /* split_3xtf32: the model of gpu_3xtf32 (3xTF32 on tensor cores). x and w are split into
  * big = tf32(v) and small = tf32(v - big) (rna; c1d_split_tf32). The reduction index r = c*KP + k runs
  * in k-steps of 8 as the kernel's does (KP = K padded to 1, 2, 4 or 8, or to a multiple of 8 past 8;
- * padded taps add nothing). Per output: acc = b[o] (or +0); for each k-step, for each product class in
- * the kernel's order (w_small*x_big, w_big*x_small, w_big*x_big): the eight products are summed exactly
- * (in double: each product of two 11-bit significands is exact) and added to acc with one rounding to
- * float32, nearest-even. small*small is dropped, as in the kernel.
- * A tensor core sums a k-step its own way (not IEEE), so this predicts the kernel's error statistically
- * (relative L2), not its bits.
- * split_3xtf32_slab (not registered; compared by the fast-kernel bench) models gpu_3xtf32_slab: the same
- * steps into a slab accumulator that restarts at +0 for every 8 channels, then acc = acc + slab. */
+ * padded taps add nothing). One mma is modelled as the tensor core was measured to behave
+ * (notes/fast-kernels.md): its eight products summed exactly (in double: each product of two 11-bit
+ * significands is exact), added to its accumulator input, and the result rounded toward zero.
+ * Per output: acc = b[o] (or +0); per k-step: t = +0; for each product class in the kernel's order
+ * (w_small*x_big, w_big*x_small, w_big*x_big): t = rz(t + sum of its 8 products); then acc = acc + t
+ * (float32, nearest-even). small*small is dropped, as in the kernel.
+ * The hardware's exact alignment of the eight products is not modelled, so this predicts the kernel's
+ * error statistically (relative L2), not its bits.
+ * Variants, not registered (scripts/fast_bench.c and the tests use them): split_3xtf32_plain models
+ * gpu_3xtf32_plain (every class added straight into acc with rz: acc = rz(acc + sum)), and
+ * split_3xtf32_slab models gpu_3xtf32_slab (t restarts at +0 every 8 channels instead of every k-step). */
+#include <math.h>
 #include <stdlib.h>
 
 #include "numerics/arith.h"
 #include "reference/impl.h"
 
 #define SPLIT_SLAB_CHANNELS 8
+
+/* Where the running sum lives: in the tensor core (PLAIN), in fp32 registers fed per k-step (FOLD) or
+ * per 8-channel slab (SLAB). */
+typedef enum split_mode { SPLIT_PLAIN, SPLIT_FOLD, SPLIT_SLAB } split_mode;
 
 static int64_t split_kp(int64_t K) {
   if (K <= 1) return 1;
@@ -23,9 +31,16 @@ static int64_t split_kp(int64_t K) {
   return (K + 7) / 8 * 8;
 }
 
-/* dst[t] = float(dst[t] + s[t]), the double sum rounded once to nearest. */
-static void row_round_add(float *restrict dst, const double *restrict s, int64_t L) {
-  for (int64_t t = 0; t < L; t++) dst[t] = (float)((double)dst[t] + s[t]);
+/* v rounded to float32 toward zero (finite v). */
+static float round_toward_zero(double v) {
+  float f = (float)v; /* nearest */
+  if (fabs((double)f) > fabs(v)) f = nextafterf(f, 0.0f);
+  return f;
+}
+
+/* dst[t] = rz(dst[t] + s[t]): one mma's accumulation. */
+static void row_mma_add(float *restrict dst, const double *restrict s, int64_t L) {
+  for (int64_t t = 0; t < L; t++) dst[t] = round_toward_zero((double)dst[t] + s[t]);
 }
 
 /* s[t] += a * v(t), v(t) = row[t - shift] and 0 for t < shift. */
@@ -38,7 +53,7 @@ static void row_product_add(double *restrict s, const float *restrict row, float
 }
 
 static c1d_status split_run(const c1d_shape *s, const float *x, const float *w, const float *b, float *y,
-                            int slab) {
+                            split_mode mode) {
   const int64_t nx = c1d_x_count(s), nw = c1d_w_count(s), L = s->L, KP = split_kp(s->K);
   const int64_t R = s->C * KP, steps = (R + 7) / 8;
   float *xb = malloc((size_t)nx * sizeof *xb), *xsm = malloc((size_t)nx * sizeof *xsm);
@@ -65,10 +80,10 @@ static c1d_status split_run(const c1d_shape *s, const float *x, const float *w, 
       const int64_t n = no / s->O, o = no % s->O;
       float *acc = y + c1d_y_index(s, n, o, 0);
       for (int64_t t = 0; t < L; t++) acc[t] = s->bias ? b[o] : 0.0f;
-      float *target = slab ? part : acc;
+      float *target = mode == SPLIT_PLAIN ? acc : part;
       for (int64_t ks = 0; ks < steps; ks++) {
         const int64_t r0 = ks * 8;
-        if (slab && (r0 % (SPLIT_SLAB_CHANNELS * KP)) == 0)
+        if (mode == SPLIT_FOLD || (mode == SPLIT_SLAB && r0 % (SPLIT_SLAB_CHANNELS * KP) == 0))
           for (int64_t t = 0; t < L; t++) part[t] = 0.0f;
         for (int cls = 0; cls < 3; cls++) { /* w_small*x_big, w_big*x_small, w_big*x_big */
           for (int64_t t = 0; t < L; t++) sum[t] = 0.0;
@@ -80,10 +95,11 @@ static c1d_status split_run(const c1d_shape *s, const float *x, const float *w, 
             const float *row = cls == 1 ? xsm + xi : xb + xi;
             row_product_add(sum, row, a, -c1d_source_time(s, 0, k), L);
           }
-          row_round_add(target, sum, L);
+          row_mma_add(target, sum, L);
         }
         const int64_t r_next = r0 + 8;
-        if (slab && (r_next % (SPLIT_SLAB_CHANNELS * KP) == 0 || r_next >= R))
+        if (mode == SPLIT_FOLD ||
+            (mode == SPLIT_SLAB && (r_next % (SPLIT_SLAB_CHANNELS * KP) == 0 || r_next >= R)))
           for (int64_t t = 0; t < L; t++) acc[t] = c1d_add(acc[t], part[t]);
       }
     }
@@ -101,21 +117,35 @@ done:
 
 static c1d_status split_3xtf32_run(const c1d_shape *s, const float *x, const float *w, const float *b,
                                    float *y, c1d_exec *ex) {
-  return split_run(s, x, w, b, y, 0);
+  return split_run(s, x, w, b, y, SPLIT_FOLD);
 }
 
 static c1d_status split_3xtf32_slab_run(const c1d_shape *s, const float *x, const float *w,
                                         const float *b, float *y, c1d_exec *ex) {
-  return split_run(s, x, w, b, y, 1);
+  return split_run(s, x, w, b, y, SPLIT_SLAB);
+}
+
+static c1d_status split_3xtf32_plain_run(const c1d_shape *s, const float *x, const float *w,
+                                         const float *b, float *y, c1d_exec *ex) {
+  return split_run(s, x, w, b, y, SPLIT_PLAIN);
 }
 
 const c1d_impl c1d_cpu_split_3xtf32 = {
     .name = "split_3xtf32",
-    .summary = "model of 3xTF32: x, w split into tf32 big+small; per 8-term k-step small*big, "
-               "big*small, big*big each summed exactly and added with one fp32 rounding",
+    .summary = "model of 3xTF32: x, w split into tf32 big+small; per 8-term k-step the classes "
+               "small*big, big*small, big*big summed exactly, truncated (as the tensor core), then added "
+               "to the fp32 sum",
     .backend = C1D_BACKEND_CPU,
     .precision = C1D_PREC_3XTF32,
     .run = split_3xtf32_run,
+};
+
+const c1d_impl c1d_cpu_split_3xtf32_plain = {
+    .name = "split_3xtf32_plain",
+    .summary = "model of gpu_3xtf32_plain: split_3xtf32's classes truncated straight into the sum",
+    .backend = C1D_BACKEND_CPU,
+    .precision = C1D_PREC_3XTF32,
+    .run = split_3xtf32_plain_run,
 };
 
 const c1d_impl c1d_cpu_split_3xtf32_slab = {

@@ -11,17 +11,24 @@
  * Limits: simt_supported() (the slab must fit in 227 KiB of shared memory; pad <= 2^20). */
 #include "gpu/simt_conv.h"
 
+/* The registered gpu_fp32_fast: thread tile FAST_TM channels x FAST_TN times and engine variant
+ * FAST_VARIANT (gpu/simt_conv.h: 0 run-time staging geometry, 1 compile-time geometry, 2 = 1 plus the
+ * next channel's window prefetched into registers), chosen by measurement (notes/fast-kernels.md).
+ * Every tile and variant gives the same bits. */
 #define FAST_TM 8
-#define FAST_BM (16 * FAST_TM)
+#define FAST_TN 8
+#define FAST_VARIANT 2
 
-static const char *fp32_fast_supported(const c1d_shape *s) { return simt_supported(s, FAST_BM); }
+/* The general instance (any K, D) always runs 8 x 8 tiles of 128 x 128 blocks, variant 0; the fixed
+ * instances have pads of at most 3, which every tile fits. */
+static const char *fp32_fast_supported(const c1d_shape *s) { return simt_supported(s, 128, 128); }
 
-static c1d_status launch_fp32_fast(const c1d_shape *s, const float *x, const float *w, const float *b,
-                                   float *y, c1d_exec *ex) {
+template <int TM, int TN, int VAR>
+static c1d_status launch_fp32_fast_var(const c1d_shape *s, const float *x, const float *w,
+                                       const float *b, float *y, c1d_exec *ex) {
   const char *why = fp32_fast_supported(s);
   if (why) return c1d_fail(C1D_ERR_UNSUPPORTED, "gpu_fp32_fast: %s (K=%lld, D=%lld)", why,
                            (long long)s->K, (long long)s->D);
-  const simt_geom g = simt_make_geom(s, FAST_BM, x, w, y);
   const cudaStream_t stream = c1d_stream_of(ex);
   const int64_t D = s->K > 1 ? s->D : 1;
   if (ex) {
@@ -29,18 +36,25 @@ static c1d_status launch_fp32_fast(const c1d_shape *s, const float *x, const flo
     snprintf(ex->math, sizeof ex->math, "%s", "FMA (fp32), naive order");
     ex->used_tf32 = 0;
   }
+  const simt_geom g = simt_make_geom(s, 16 * TM, 16 * TN, x, w, y);
   if (s->K == 4 && D == 1)
-    return simt_launch<FAST_TM, 4, 1, false>(s, &g, x, w, b, y, stream, "simt_conv_kernel<8,4,1>");
+    return simt_launch<TM, TN, 4, 1, false, VAR>(s, &g, x, w, b, y, stream, "simt_conv_kernel<K=4,D=1>");
   if (s->K == 3 && D == 1)
-    return simt_launch<FAST_TM, 3, 1, false>(s, &g, x, w, b, y, stream, "simt_conv_kernel<8,3,1>");
+    return simt_launch<TM, TN, 3, 1, false, VAR>(s, &g, x, w, b, y, stream, "simt_conv_kernel<K=3,D=1>");
   if (s->K == 2 && D == 1)
-    return simt_launch<FAST_TM, 2, 1, false>(s, &g, x, w, b, y, stream, "simt_conv_kernel<8,2,1>");
-  return simt_launch<FAST_TM, 0, 0, false>(s, &g, x, w, b, y, stream, "simt_conv_kernel<8,0,0>");
+    return simt_launch<TM, TN, 2, 1, false, VAR>(s, &g, x, w, b, y, stream, "simt_conv_kernel<K=2,D=1>");
+  const simt_geom g8 = simt_make_geom(s, 128, 128, x, w, y);
+  return simt_launch<8, 8, 0, 0, false, 0>(s, &g8, x, w, b, y, stream, "simt_conv_kernel<general>");
+}
+
+static c1d_status launch_fp32_fast(const c1d_shape *s, const float *x, const float *w, const float *b,
+                                   float *y, c1d_exec *ex) {
+  return launch_fp32_fast_var<FAST_TM, FAST_TN, FAST_VARIANT>(s, x, w, b, y, ex);
 }
 
 extern "C" const c1d_impl c1d_gpu_fp32_fast = {
     .name = "gpu_fp32_fast",
-    .summary = "fp32; register-tiled implicit GEMM (8x8 per thread, cp.async slabs); the naive order",
+    .summary = "fp32; register-tiled implicit GEMM (cp.async slabs, register windows); the naive order",
     .backend = C1D_BACKEND_GPU,
     .precision = C1D_PREC_FP32,
     .twin = "naive",
@@ -51,3 +65,29 @@ extern "C" const c1d_impl c1d_gpu_fp32_fast = {
     .teardown = NULL,
     .run = launch_fp32_fast,
 };
+
+// --- the variants, not registered (tests and scripts/fast_bench.c reach them by symbol) ------------
+
+#define FAST_VARIANT_IMPL(sym, nm, TM, TN, VAR)                                                 \
+  static c1d_status sym##_run(const c1d_shape *s, const float *x, const float *w, const float *b, \
+                              float *y, c1d_exec *ex) {                                         \
+    return launch_fp32_fast_var<TM, TN, VAR>(s, x, w, b, y, ex);                                \
+  }                                                                                             \
+  extern "C" const c1d_impl sym = {                                                             \
+      .name = nm,                                                                               \
+      .summary = "gpu_fp32_fast with tile " #TM "x" #TN ", engine variant " #VAR,               \
+      .backend = C1D_BACKEND_GPU,                                                               \
+      .precision = C1D_PREC_FP32,                                                               \
+      .twin = "naive",                                                                          \
+      .twin_bit_exact = 1,                                                                      \
+      .mutant = 0,                                                                              \
+      .supported = fp32_fast_supported,                                                         \
+      .setup = NULL,                                                                            \
+      .teardown = NULL,                                                                         \
+      .run = sym##_run,                                                                         \
+  };
+FAST_VARIANT_IMPL(c1d_gpu_fp32_fast_v0, "gpu_fp32_fast_v0", 8, 8, 0)
+FAST_VARIANT_IMPL(c1d_gpu_fp32_fast_v1, "gpu_fp32_fast_v1", 8, 8, 1)
+FAST_VARIANT_IMPL(c1d_gpu_fp32_fast_v2, "gpu_fp32_fast_v2", 8, 8, 2)
+FAST_VARIANT_IMPL(c1d_gpu_fp32_fast_v3, "gpu_fp32_fast_v3", 8, 16, 2)
+FAST_VARIANT_IMPL(c1d_gpu_fp32_fast_v4, "gpu_fp32_fast_v4", 4, 16, 2)

@@ -14,13 +14,19 @@
  * Block: 256 threads, 128 output channels x BN = 32*NT times of one batch row; warps 2 (M) x 4 (N), warp
  * tile 64 x 8*NT, that is 4 x NT mma tiles. Slabs of CS channels (their windows and the block's A
  * fragments) go through MMA_STAGES shared-memory buffers by cp.async, one barrier per slab.
- * Modes:
- *   MMA_1X        acc = b; per k-step: acc = mma(A_big, B_big, acc)                     (gpu_tf32)
+ * The tensor core sums each mma's eight products exactly and rounds the result toward zero (measured:
+ * notes/fast-kernels.md), so an accumulator that lives in the tensor core loses about 0.3 ulp of its own
+ * magnitude per mma, always toward zero. The modes differ in where the running sum lives:
+ *   MMA_1X        acc = b; per k-step: acc = mma(A_big, B_big, acc)                     (gpu_tf32;
+ *                 the truncation adds ~2e-6 to TF32's 3e-4)
  *   MMA_3X        per k-step: acc = mma(A_small, B_big, acc); acc = mma(A_big, B_small, acc);
- *                 acc = mma(A_big, B_big, acc)   (CUTLASS example 27's order)          (gpu_3xtf32)
- *   MMA_3X_SLAB   the same three mma into a slab accumulator that starts at +0 for every slab of 8
- *                 channels and is then added to acc with one IEEE add (__fadd_rn): the tensor core's
- *                 own accumulation then never runs over more than 12 mma.
+ *                 acc = mma(A_big, B_big, acc)   (CUTLASS example 27's order; 384 truncations of the
+ *                 sum per output: relative L2 7e-6)                                  (gpu_3xtf32_plain)
+ *   MMA_3X_FOLD   per k-step: t = mma(A_small, B_big, 0); t = mma(A_big, B_small, t);
+ *                 t = mma(A_big, B_big, t); acc = acc + t (IEEE __fadd_rn): the tensor core only
+ *                 truncates the k-step's own partial; the sum is rounded to nearest     (gpu_3xtf32)
+ *   MMA_3X_SLAB   the three mma into a slab accumulator that starts at +0 for every 8 channels, then
+ *                 acc = acc + slab (second accumulator set: 64 x 32 warp tile)     (gpu_3xtf32_slab)
  * Limits (mma_supported): K <= 8; the slab (three buffers) within 227 KiB of shared memory. CUDA C++. */
 #ifndef C1D_GPU_MMA_TF32_H
 #define C1D_GPU_MMA_TF32_H
@@ -38,7 +44,7 @@
 #define MMA_BM 128
 #define MMA_STAGES 3
 
-enum { MMA_1X = 1, MMA_3X = 3, MMA_3X_SLAB = 4 };
+enum { MMA_1X = 1, MMA_3X = 3, MMA_3X_SLAB = 4, MMA_3X_FOLD = 5 };
 
 // --- the plan: every size that setup and run must agree on --------------------------------------
 
@@ -52,9 +58,14 @@ typedef struct mma_plan {
 
 static inline int mma_kp(int64_t K) { return K <= 1 ? 1 : K <= 2 ? 2 : K <= 4 ? 4 : 8; }
 
-/* Slab width: 16 channels where the 1xTF32 buffers allow it, else 8. */
+/* Slab width: 16 channels for 1xTF32 with the 64 x 64 warp tile (and K <= 4), else 8. */
 static inline __host__ __device__ constexpr int mma_cs(int mode, int nt, int kp) {
   return (mode == MMA_1X && kp < 8 && nt == 8) ? 16 : 8;
+}
+
+static inline int64_t mma_smem_bytes(const c1d_shape *s, int cs, int kp, int xw, int nparts) {
+  const int64_t kss = (int64_t)cs * kp / 8;
+  return MMA_STAGES * ((int64_t)cs * xw + 1024 * kss * nparts) * (int64_t)sizeof(float);
 }
 
 /* nt: mma tiles per warp along the times (8: warp tile 64 x 64, one block per SM; 4: 64 x 32, with
@@ -65,14 +76,14 @@ static inline mma_plan mma_make_plan(const c1d_shape *s, int mode, int nt, int m
   p.kp = mma_kp(s->K);
   p.nt = nt;
   p.minb = minb;
-  p.cs = mma_cs(mode, nt, p.kp);
   p.bn = 32 * p.nt;
   p.nparts = mode == MMA_1X ? 1 : 2;
+  p.xw = (int)c1d_window_stride(s, p.bn);
+  p.cs = mma_cs(mode, nt, p.kp);
+  if (p.cs == 16 && mma_smem_bytes(s, 16, p.kp, p.xw, p.nparts) > C1D_SMEM_OPTIN_MAX) p.cs = 8; /* wide pads */
+  p.smem = mma_smem_bytes(s, p.cs, p.kp, p.xw, p.nparts);
   p.opad = c1d_ceil_div(s->O, MMA_BM) * MMA_BM;
   p.kst = c1d_ceil_div(s->C, p.cs) * p.cs * p.kp / 8;
-  p.xw = (int)c1d_window_stride(s, p.bn);
-  const int64_t kss = (int64_t)p.cs * p.kp / 8;
-  p.smem = MMA_STAGES * ((int64_t)p.cs * p.xw + 1024 * kss * p.nparts) * (int64_t)sizeof(float);
   return p;
 }
 
@@ -206,7 +217,10 @@ __global__ void __launch_bounds__(MMA_THREADS, MINB)
 #pragma unroll
             for (int e = 0; e < 4; e++) tmp[mt][nt][e] = 0.0f;
       }
-#pragma unroll
+      /* MMA_3X_FOLD holds 32 more registers of partial sums in flight: one k-step at a time keeps
+       * it under 255 registers without spilling. */
+      constexpr int KS_UNROLL = MODE == MMA_3X_FOLD ? 1 : KSS;
+#pragma unroll KS_UNROLL
       for (int ks = 0; ks < KSS; ks++) {
         uint32_t abig[MT][4], asmall[MT][4];
 #pragma unroll
@@ -227,6 +241,18 @@ __global__ void __launch_bounds__(MMA_THREADS, MINB)
           if constexpr (MODE == MMA_1X) {
 #pragma unroll
             for (int mt = 0; mt < MT; mt++) mma_16x8x8(acc[mt][nt], abig[mt], bb0, bb1);
+          } else if constexpr (MODE == MMA_3X_FOLD) {
+            const uint32_t bs0 = mma_tf32_rna(c1d_sub(v0, __uint_as_float(bb0)));
+            const uint32_t bs1 = mma_tf32_rna(c1d_sub(v1, __uint_as_float(bb1)));
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++) {
+              float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+              mma_16x8x8(t, asmall[mt], bb0, bb1);
+              mma_16x8x8(t, abig[mt], bs0, bs1);
+              mma_16x8x8(t, abig[mt], bb0, bb1);
+#pragma unroll
+              for (int e = 0; e < 4; e++) acc[mt][nt][e] = c1d_add(acc[mt][nt][e], t[e]);
+            }
           } else {
             const uint32_t bs0 = mma_tf32_rna(c1d_sub(v0, __uint_as_float(bb0)));
             const uint32_t bs1 = mma_tf32_rna(c1d_sub(v1, __uint_as_float(bb1)));
@@ -305,13 +331,12 @@ static inline c1d_status mma_setup(const c1d_shape *s, c1d_exec *ex, int mode, i
   return rc;
 }
 
-template <int MODE, int NT, int KP, int MINB>
-static c1d_status mma_launch_conv(const c1d_shape *s, const mma_plan *p, const float *x,
-                                  const float *wt, const float *b, float *y, cudaStream_t stream) {
+template <int MODE, int NT, int KP, int CS, int MINB>
+static c1d_status mma_launch_conv_cs(const c1d_shape *s, const mma_plan *p, const float *x,
+                                     const float *wt, const float *b, float *y, cudaStream_t stream) {
   c1d_status st = C1D_OK;
   const dim3 grid = c1d_grid(c1d_ceil_div(s->L, p->bn), c1d_ceil_div(s->O, MMA_BM), s->N);
   const int xvec = c1d_x_rows_aligned(s, x), yvec = s->L % 2 == 0 && ((uintptr_t)y & 7) == 0;
-  constexpr int CS = mma_cs(MODE, NT, KP);
   C1D_CUDA(cudaFuncSetAttribute(mma_conv_kernel<MODE, NT, KP, CS, MINB>,
                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)p->smem));
   mma_conv_kernel<MODE, NT, KP, CS, MINB><<<grid, MMA_THREADS, (size_t)p->smem, stream>>>(
@@ -319,6 +344,16 @@ static c1d_status mma_launch_conv(const c1d_shape *s, const mma_plan *p, const f
   C1D_LAUNCHED("mma_conv_kernel");
 done:
   return st;
+}
+
+/* The plan's slab width (16 or 8) picks the instance. */
+template <int MODE, int NT, int KP, int MINB>
+static c1d_status mma_launch_conv(const c1d_shape *s, const mma_plan *p, const float *x,
+                                  const float *wt, const float *b, float *y, cudaStream_t stream) {
+  if constexpr (mma_cs(MODE, NT, KP) == 16) {
+    if (p->cs == 16) return mma_launch_conv_cs<MODE, NT, KP, 16, MINB>(s, p, x, wt, b, y, stream);
+  }
+  return mma_launch_conv_cs<MODE, NT, KP, 8, MINB>(s, p, x, wt, b, y, stream);
 }
 
 static inline c1d_status mma_launch_weights(const c1d_shape *s, const mma_plan *p, const float *w,

@@ -1,11 +1,12 @@
 /* The register-tiled SIMT engine of gpu_fp32_fast and gpu_kahan_fast: an implicit GEMM with M = O,
  * N = output times, reduction over (c, k), on the FP32 FMA units.
  *
- * Block: 256 threads computing BM = 16*TM output channels x BN = 128 times of one batch row n. Warp w
- * owns channels [(w%4)*4*TM, +4*TM) and times [(w/4)*64, +64) of the block; lane l owns the TM channels
- * (w%4)*4*TM + (l%4) + 4*j, j < TM (so the four channel groups of a warp read adjacent 16-byte weight
- * vectors: one conflict-free wavefront), and the TN = 8 consecutive times (w/4)*64 + (l/4)*8 + i (so
- * its K taps reuse one register window of 8+PADA inputs).
+ * Block: 256 threads computing BM = 16*TM output channels x BN = 16*TN times of one batch row n. Warp w
+ * owns channels [(w%4)*4*TM, +4*TM) and times [(w/4)*8*TN, +8*TN) of the block; lane l owns the TM
+ * channels (w%4)*4*TM + (l%4) + 4*j, j < TM (so the four channel groups of a warp read adjacent 16-byte
+ * weight vectors), and the TN consecutive times (w/4)*8*TN + (l/4)*TN + i (so its K taps reuse one
+ * register window of TN+PADA inputs). Tiles of more than 64 outputs run one block per SM (up to 255
+ * registers), smaller ones two.
  * Pipeline: slabs of CS input channels (their x windows with the causal halo, gpu/conv_stage.h, and the
  * block's weights, laid out [c][o][KP] with KP = K padded to 4 for K = 3) go through STAGES shared-memory
  * buffers by cp.async (16-byte copies where aligned, 4-byte copies otherwise), one barrier per slab.
@@ -30,8 +31,6 @@
 #include "numerics/arith.h"
 
 #define SIMT_THREADS 256
-#define SIMT_BN 128
-#define SIMT_TN 8
 #define SIMT_STAGES 3
 #define SIMT_MAX_CS_LOG2 3           /* at most 8 channels per slab */
 #define SIMT_SMEM_TARGET (100 * 1024) /* fits two blocks per SM when possible */
@@ -48,30 +47,30 @@ typedef struct simt_geom {
 
 static inline __host__ __device__ int simt_kp(int64_t K) { return K == 3 ? 4 : (int)K; }
 
-/* Floats of shared memory per pipeline stage. */
-static inline int64_t simt_stage_floats(const c1d_shape *s, int bm, int cs_log2) {
+/* Floats of shared memory per pipeline stage, for blocks of bm channels x bn times. */
+static inline int64_t simt_stage_floats(const c1d_shape *s, int bm, int bn, int cs_log2) {
   const int64_t cs = INT64_C(1) << cs_log2;
-  return cs * c1d_window_stride(s, SIMT_BN) + cs * bm * simt_kp(s->K);
+  return cs * c1d_window_stride(s, bn) + cs * bm * simt_kp(s->K);
 }
 
-static inline int64_t simt_smem_bytes(const c1d_shape *s, int bm, int cs_log2) {
-  return SIMT_STAGES * simt_stage_floats(s, bm, cs_log2) * (int64_t)sizeof(float);
+static inline int64_t simt_smem_bytes(const c1d_shape *s, int bm, int bn, int cs_log2) {
+  return SIMT_STAGES * simt_stage_floats(s, bm, bn, cs_log2) * (int64_t)sizeof(float);
 }
 
-/* NULL, or why the engine with BM = bm cannot run the shape. */
-static inline const char *simt_supported(const c1d_shape *s, int bm) {
-  if (c1d_pad(s) > (INT64_C(1) << 20) || simt_smem_bytes(s, bm, 0) > C1D_SMEM_OPTIN_MAX)
-    return "one input channel's window of 128+(K-1)*D inputs and its weights, three stages deep, "
-           "exceed the 227 KiB of shared memory a block may use";
+/* NULL, or why the engine with bm x bn blocks cannot run the shape. */
+static inline const char *simt_supported(const c1d_shape *s, int bm, int bn) {
+  if (c1d_pad(s) > (INT64_C(1) << 20) || simt_smem_bytes(s, bm, bn, 0) > C1D_SMEM_OPTIN_MAX)
+    return "one input channel's window of (K-1)*D inputs beyond a tile and its weights, three stages "
+           "deep, exceed the 227 KiB of shared memory a block may use";
   return NULL;
 }
 
-static inline simt_geom simt_make_geom(const c1d_shape *s, int bm, const float *x, const float *w,
-                                       const float *y) {
+static inline simt_geom simt_make_geom(const c1d_shape *s, int bm, int bn, const float *x,
+                                       const float *w, const float *y) {
   simt_geom g;
   g.cs_log2 = SIMT_MAX_CS_LOG2;
-  while (g.cs_log2 > 0 && simt_smem_bytes(s, bm, g.cs_log2) > SIMT_SMEM_TARGET) g.cs_log2--;
-  g.xw = (int)c1d_window_stride(s, SIMT_BN);
+  while (g.cs_log2 > 0 && simt_smem_bytes(s, bm, bn, g.cs_log2) > SIMT_SMEM_TARGET) g.cs_log2--;
+  g.xw = (int)c1d_window_stride(s, bn);
   g.pada = (int)c1d_pad_aligned(s);
   g.kp = simt_kp(s->K);
   g.xvec = c1d_x_rows_aligned(s, x);
@@ -125,44 +124,58 @@ static __device__ __forceinline__ void simt_load_taps(const float *p, float (&v)
   }
 }
 
-/* One channel of a slab, K and D known: the thread's register window and TM x TN x K fmas. */
-template <int TM, int KT, int DT, bool KAHAN>
-static __device__ __forceinline__ void simt_channel_fixed(const float *xrow, const float *wrow,
-                                                          float (&acc)[TM][SIMT_TN],
-                                                          float (&comp)[TM][SIMT_TN]) {
-  constexpr int KP = KT == 3 ? 4 : KT;
-  constexpr int PADT = (KT - 1) * DT, PADA = (PADT + 3) & ~3, NXW = SIMT_TN + PADA;
-  constexpr int X0 = PADA - PADT; /* window element of tap 0 at the thread's first time */
-  float xv[NXW];
+/* Window geometry of the compile-time instances: PADT = (K-1)*D, PADA rounded up to 4, NXW inputs per
+ * thread window, X0 the window element of tap 0 at the thread's first time, XW the row stride. */
+template <int KT, int DT, int TN>
+struct simt_fixed {
+  static constexpr int KP = KT == 3 ? 4 : KT;
+  static constexpr int PADT = (KT - 1) * DT, PADA = (PADT + 3) & ~3, NXW = TN + PADA;
+  static constexpr int X0 = PADA - PADT;
+  static constexpr int WIN = 16 * TN + PADA;
+  static constexpr int XW = WIN + ((8 - WIN % 32) + 32) % 32; /* = c1d_window_stride */
+};
+
+template <int NXW>
+static __device__ __forceinline__ void simt_load_window(const float *xrow, float (&xv)[NXW]) {
 #pragma unroll
   for (int q = 0; q < NXW / 4; q++) {
     const float4 f = *reinterpret_cast<const float4 *>(xrow + 4 * q);
     xv[4 * q] = f.x, xv[4 * q + 1] = f.y, xv[4 * q + 2] = f.z, xv[4 * q + 3] = f.w;
   }
+}
+
+/* One channel, K and D known, its window already in registers: TM x TN x K fmas (naive) or TM x TN
+ * fma chains and Kahan steps (blocked Kahan). */
+template <int TM, int TN, int KT, int DT, bool KAHAN>
+static __device__ __forceinline__ void simt_channel_compute(
+    const float (&xv)[simt_fixed<KT, DT, TN>::NXW], const float *wrow, float (&acc)[TM][TN],
+    float (&comp)[TM][TN]) {
+  using F = simt_fixed<KT, DT, TN>;
   if constexpr (!KAHAN) {
 #pragma unroll
     for (int j = 0; j < TM; j++) {
-      float wv[KP];
-      simt_load_taps<KP>(wrow + 4 * j * KP, wv);
+      float wv[F::KP];
+      simt_load_taps<F::KP>(wrow + 4 * j * F::KP, wv);
 #pragma unroll
       for (int k = 0; k < KT; k++)
 #pragma unroll
-        for (int i = 0; i < SIMT_TN; i++) acc[j][i] = c1d_fma(xv[X0 + i + k * DT], wv[k], acc[j][i]);
+        for (int i = 0; i < TN; i++)
+          acc[j][i] = c1d_fma(xv[F::X0 + i + k * DT], wv[k], acc[j][i]);
     }
   } else {
 #pragma unroll
     for (int j = 0; j < TM; j++) {
-      float wv[KP];
-      simt_load_taps<KP>(wrow + 4 * j * KP, wv);
-      float p[SIMT_TN];
+      float wv[F::KP];
+      simt_load_taps<F::KP>(wrow + 4 * j * F::KP, wv);
+      float p[TN];
 #pragma unroll
-      for (int i = 0; i < SIMT_TN; i++) p[i] = -comp[j][i];
+      for (int i = 0; i < TN; i++) p[i] = -comp[j][i];
 #pragma unroll
       for (int k = 0; k < KT; k++)
 #pragma unroll
-        for (int i = 0; i < SIMT_TN; i++) p[i] = c1d_fma(xv[X0 + i + k * DT], wv[k], p[i]);
+        for (int i = 0; i < TN; i++) p[i] = c1d_fma(xv[F::X0 + i + k * DT], wv[k], p[i]);
 #pragma unroll
-      for (int i = 0; i < SIMT_TN; i++) {
+      for (int i = 0; i < TN; i++) {
         const float t = c1d_add(acc[j][i], p[i]);
         comp[j][i] = c1d_sub(c1d_sub(t, acc[j][i]), p[i]);
         acc[j][i] = t;
@@ -171,29 +184,85 @@ static __device__ __forceinline__ void simt_channel_fixed(const float *xrow, con
   }
 }
 
+template <int TM, int TN, int KT, int DT, bool KAHAN>
+static __device__ __forceinline__ void simt_channel_fixed(const float *xrow, const float *wrow,
+                                                          float (&acc)[TM][TN], float (&comp)[TM][TN]) {
+  float xv[simt_fixed<KT, DT, TN>::NXW];
+  simt_load_window(xrow, xv);
+  simt_channel_compute<TM, TN, KT, DT, KAHAN>(xv, wrow, acc, comp);
+}
+
+/* Staging with the geometry known at compile time (variants 1, 2): CS = 8 channels, the window and
+ * the weight layout fixed, so the copy loops divide by constants. vec flags as in simt_geom. */
+template <int BM, int TN, int KT, int DT>
+static __device__ __forceinline__ void simt_stage_fixed(float *st, const float *__restrict__ x,
+                                                        const float *__restrict__ w, const c1d_shape &s,
+                                                        bool xvec, bool wvec, int64_t n, int64_t c0,
+                                                        int64_t t0, int64_t o0) {
+  using F = simt_fixed<KT, DT, TN>;
+  constexpr int CS = 1 << SIMT_MAX_CS_LOG2;
+  if (xvec) {
+    constexpr int Q4 = F::WIN / 4;
+#pragma unroll 1
+    for (int i = threadIdx.x; i < CS * Q4; i += SIMT_THREADS) {
+      const int c = i / Q4, q = i - c * Q4;
+      const int64_t t = t0 - F::PADA + 4 * q;
+      const bool ok = c0 + c < s.C && t >= 0 && t < s.L;
+      c1d_cp_async16(st + c * F::XW + 4 * q, ok ? x + c1d_x_index(&s, n, c0 + c, t) : x, ok);
+    }
+  } else {
+#pragma unroll 1
+    for (int i = threadIdx.x; i < CS * F::WIN; i += SIMT_THREADS) {
+      const int c = i / F::WIN, j = i - c * F::WIN;
+      const int64_t t = t0 - F::PADA + j;
+      const bool ok = c0 + c < s.C && t >= 0 && t < s.L;
+      c1d_cp_async4(st + c * F::XW + j, ok ? x + c1d_x_index(&s, n, c0 + c, t) : x, ok);
+    }
+  }
+  float *ws = st + CS * F::XW;
+  if constexpr (F::KP % 4 == 0 && F::KP == KT) {
+    if (wvec) {
+      constexpr int W4 = F::KP / 4;
+  #pragma unroll 1
+    for (int i = threadIdx.x; i < BM * CS * W4; i += SIMT_THREADS) {
+        const int q = i % W4, c = (i / W4) % CS, ol = i / (W4 * CS);
+        const bool ok = o0 + ol < s.O && c0 + c < s.C;
+        c1d_cp_async16(ws + (c * BM + ol) * F::KP + 4 * q,
+                       ok ? w + c1d_w_index(&s, o0 + ol, c0 + c, 4 * q) : w, ok);
+      }
+      return;
+    }
+  }
+#pragma unroll 1
+  for (int i = threadIdx.x; i < BM * CS * F::KP; i += SIMT_THREADS) {
+    const int k = i % F::KP, c = (i / F::KP) % CS, ol = i / (F::KP * CS);
+    const bool ok = o0 + ol < s.O && c0 + c < s.C && k < KT;
+    c1d_cp_async4(ws + (c * BM + ol) * F::KP + k, ok ? w + c1d_w_index(&s, o0 + ol, c0 + c, k) : w, ok);
+  }
+}
+
 /* One channel, K and D from the shape: each tap's inputs read from shared memory. */
-template <int TM, bool KAHAN>
+template <int TM, int TN, bool KAHAN>
 static __device__ __forceinline__ void simt_channel_general(const float *xrow, const float *wrow,
-                                                            int K, int D, int kp,
-                                                            float (&acc)[TM][SIMT_TN],
-                                                            float (&comp)[TM][SIMT_TN]) {
-  float p[TM][SIMT_TN];
+                                                            int K, int D, int kp, float (&acc)[TM][TN],
+                                                            float (&comp)[TM][TN]) {
+  float p[TM][TN];
   if constexpr (KAHAN) {
 #pragma unroll
     for (int j = 0; j < TM; j++)
 #pragma unroll
-      for (int i = 0; i < SIMT_TN; i++) p[j][i] = -comp[j][i];
+      for (int i = 0; i < TN; i++) p[j][i] = -comp[j][i];
   }
   for (int k = 0; k < K; k++) {
-    float wv[TM], xv[SIMT_TN];
+    float wv[TM], xv[TN];
 #pragma unroll
     for (int j = 0; j < TM; j++) wv[j] = wrow[4 * j * kp + k];
 #pragma unroll
-    for (int i = 0; i < SIMT_TN; i++) xv[i] = xrow[i + k * D];
+    for (int i = 0; i < TN; i++) xv[i] = xrow[i + k * D];
 #pragma unroll
     for (int j = 0; j < TM; j++)
 #pragma unroll
-      for (int i = 0; i < SIMT_TN; i++) {
+      for (int i = 0; i < TN; i++) {
         if constexpr (KAHAN)
           p[j][i] = c1d_fma(xv[i], wv[j], p[j][i]);
         else
@@ -204,7 +273,7 @@ static __device__ __forceinline__ void simt_channel_general(const float *xrow, c
 #pragma unroll
     for (int j = 0; j < TM; j++)
 #pragma unroll
-      for (int i = 0; i < SIMT_TN; i++) {
+      for (int i = 0; i < TN; i++) {
         const float t = c1d_add(acc[j][i], p[j][i]);
         comp[j][i] = c1d_sub(c1d_sub(t, acc[j][i]), p[j][i]);
         acc[j][i] = t;
@@ -214,19 +283,23 @@ static __device__ __forceinline__ void simt_channel_general(const float *xrow, c
 
 // --- kernel ---------------------------------------------------------------------------------------
 
-template <int TM, int KT, int DT, bool KAHAN>
-__global__ void __launch_bounds__(SIMT_THREADS, 2)
+/* VAR (with KT > 0 and 8-channel slabs; else 0): 0 = run-time staging geometry, channels one at a
+ * time; 1 = compile-time staging geometry, channels in pairs (so the loads of one can overlap the
+ * other's fmas); 2 = 1 with the next channel's window loaded into registers before this channel's
+ * fmas. The arithmetic per output is the same in all three. */
+template <int TM, int TN, int KT, int DT, bool KAHAN, int VAR>
+__global__ void __launch_bounds__(SIMT_THREADS, TM * TN > 64 ? 1 : 2)
     simt_conv_kernel(const c1d_shape s, const simt_geom g, const float *__restrict__ x,
                      const float *__restrict__ w, const float *__restrict__ b,
                      float *__restrict__ y) {
-  constexpr int BM = 16 * TM;
+  constexpr int BM = 16 * TM, BN = 16 * TN;
   extern __shared__ float4 simt_smem_raw[];
   float *const smem = reinterpret_cast<float *>(simt_smem_raw);
   const int cs = 1 << g.cs_log2;
   const int stage_floats = cs * g.xw + cs * BM * g.kp; /* x rows first: both parts 16-byte aligned */
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
   const int ol = (warp & 3) * 4 * TM + (lane & 3); /* + 4*j */
-  const int tl = (warp >> 2) * 64 + (lane >> 2) * SIMT_TN;
+  const int tl = (warp >> 2) * 8 * TN + (lane >> 2) * TN;
   const int K = KT > 0 ? KT : (int)s.K;
   const int D = KT > 0 ? DT : (K > 1 ? (int)s.D : 0); /* with K = 1, D is never used */
   const int pad = (K - 1) * D;
@@ -234,52 +307,63 @@ __global__ void __launch_bounds__(SIMT_THREADS, 2)
 
   C1D_FOR_BLOCK_Z(n, s.N)
   C1D_FOR_BLOCK_Y(ob, c1d_ceil_div(s.O, BM))
-  C1D_FOR_BLOCK_X(tb, c1d_ceil_div(s.L, SIMT_BN)) {
-    const int64_t o0 = ob * BM, t0 = tb * SIMT_BN;
-    float acc[TM][SIMT_TN], comp[TM][SIMT_TN];
+  C1D_FOR_BLOCK_X(tb, c1d_ceil_div(s.L, BN)) {
+    const int64_t o0 = ob * BM, t0 = tb * BN;
+    float acc[TM][TN], comp[TM][TN];
 #pragma unroll
     for (int j = 0; j < TM; j++) {
       const int64_t o = o0 + ol + 4 * j;
       const float init = (s.bias && o < s.O) ? b[o] : 0.0f;
 #pragma unroll
-      for (int i = 0; i < SIMT_TN; i++) acc[j][i] = init, comp[j][i] = 0.0f;
+      for (int i = 0; i < TN; i++) acc[j][i] = init, comp[j][i] = 0.0f;
     }
 
+    /* Issues slab sl's copies into its buffer. */
+    auto stage = [&](int64_t sl) {
+      float *st = smem + (int)(sl % SIMT_STAGES) * stage_floats;
+      if constexpr (VAR > 0) {
+        simt_stage_fixed<BM, TN, KT, DT>(st, x, w, s, g.xvec, g.wvec, n, sl * cs, t0, o0);
+      } else {
+        c1d_stage_x_window(st, x, s, n, sl * cs, cs, t0, BN, g.xw, g.pada, g.xvec);
+        simt_stage_w<BM>(st + cs * g.xw, w, s, g, o0, sl * cs);
+      }
+    };
     /* prologue: STAGES-1 slabs in flight (empty groups past the end keep the count uniform) */
 #pragma unroll
     for (int sl = 0; sl < SIMT_STAGES - 1; sl++) {
-      if (sl < nslab) {
-        float *st = smem + sl * stage_floats;
-        c1d_stage_x_window(st, x, s, n, (int64_t)sl * cs, cs, t0, SIMT_BN, g.xw, g.pada, g.xvec);
-        simt_stage_w<BM>(st + cs * g.xw, w, s, g, o0, (int64_t)sl * cs);
-      }
+      if (sl < nslab) stage(sl);
       c1d_cp_async_commit();
     }
 
     for (int64_t sl = 0; sl < nslab; sl++) {
       c1d_cp_async_wait<SIMT_STAGES - 2>(); /* this thread's copies of slab sl have landed */
       __syncthreads();                      /* everyone's have; slab sl-1's buffer is free */
-      {
-        const int64_t nx = sl + SIMT_STAGES - 1;
-        if (nx < nslab) {
-          float *st = smem + (int)(nx % SIMT_STAGES) * stage_floats;
-          c1d_stage_x_window(st, x, s, n, nx * cs, cs, t0, SIMT_BN, g.xw, g.pada, g.xvec);
-          simt_stage_w<BM>(st + cs * g.xw, w, s, g, o0, nx * cs);
-        }
-        c1d_cp_async_commit();
-      }
+      if (sl + SIMT_STAGES - 1 < nslab) stage(sl + SIMT_STAGES - 1);
+      c1d_cp_async_commit();
       const float *xs = smem + (int)(sl % SIMT_STAGES) * stage_floats;
       const float *ws = xs + cs * g.xw;
       const int64_t c0 = sl * cs;
       const int ccn = (int)(s.C - c0 < cs ? s.C - c0 : cs); /* the naive order stops at C */
-      if constexpr (KT > 0) {
+      if constexpr (KT > 0 && (VAR == 0 || VAR == 1)) {
         constexpr int KP = KT == 3 ? 4 : KT;
         for (int c = 0; c < ccn; c++)
-          simt_channel_fixed<TM, KT, DT, KAHAN>(xs + c * g.xw + tl, ws + (c * BM + ol) * KP, acc,
-                                                comp);
+          simt_channel_fixed<TM, TN, KT, DT, KAHAN>(xs + c * g.xw + tl, ws + (c * BM + ol) * KP, acc,
+                                                    comp);
+      } else if constexpr (KT > 0 && VAR == 2) {
+        using F = simt_fixed<KT, DT, TN>;
+        constexpr int CS = 1 << SIMT_MAX_CS_LOG2;
+        float xv[F::NXW];
+        simt_load_window(xs + tl, xv);
+        for (int c = 0; c < ccn; c++) {
+          float xn[F::NXW]; /* the next row of the slab (staged, zeros past C), or this one again */
+          simt_load_window(xs + (c + 1 < CS ? c + 1 : c) * F::XW + tl, xn);
+          simt_channel_compute<TM, TN, KT, DT, KAHAN>(xv, ws + (c * BM + ol) * F::KP, acc, comp);
+#pragma unroll
+          for (int q = 0; q < F::NXW; q++) xv[q] = xn[q];
+        }
       } else {
         for (int c = 0; c < ccn; c++)
-          simt_channel_general<TM, KAHAN>(xs + c * g.xw + tl + g.pada - pad, ws + (c * BM + ol) * g.kp,
+          simt_channel_general<TM, TN, KAHAN>(xs + c * g.xw + tl + g.pada - pad, ws + (c * BM + ol) * g.kp,
                                           K, D, g.kp, acc, comp);
       }
     }
@@ -295,30 +379,36 @@ __global__ void __launch_bounds__(SIMT_THREADS, 2)
       const int64_t t = t0 + tl;
       if (g.yvec) { /* t and L multiples of 4: each float4 lies wholly inside or outside */
 #pragma unroll
-        for (int q = 0; q < SIMT_TN / 4; q++)
+        for (int q = 0; q < TN / 4; q++)
           if (t + 4 * q < s.L)
             *reinterpret_cast<float4 *>(yr + t + 4 * q) =
                 make_float4(acc[j][4 * q], acc[j][4 * q + 1], acc[j][4 * q + 2], acc[j][4 * q + 3]);
       } else {
 #pragma unroll
-        for (int i = 0; i < SIMT_TN; i++)
+        for (int i = 0; i < TN; i++)
           if (t + i < s.L) yr[t + i] = acc[j][i];
       }
     }
   }
 }
 
-/* Launches the instance; sets its dynamic shared-memory limit first. */
-template <int TM, int KT, int DT, bool KAHAN>
+/* Launches the instance; sets its dynamic shared-memory limit first. The compile-time staging of
+ * variants 1 and 2 needs 8-channel slabs and the stride the host computed. */
+template <int TM, int TN, int KT, int DT, bool KAHAN, int VAR>
 static c1d_status simt_launch(const c1d_shape *s, const simt_geom *g, const float *x, const float *w,
                               const float *b, float *y, cudaStream_t stream, const char *name) {
   c1d_status st = C1D_OK;
-  constexpr int BM = 16 * TM;
-  const size_t smem = (size_t)simt_smem_bytes(s, BM, g->cs_log2);
-  const dim3 grid = c1d_grid(c1d_ceil_div(s->L, SIMT_BN), c1d_ceil_div(s->O, BM), s->N);
-  C1D_CUDA(cudaFuncSetAttribute(simt_conv_kernel<TM, KT, DT, KAHAN>,
+  constexpr int BM = 16 * TM, BN = 16 * TN;
+  const size_t smem = (size_t)simt_smem_bytes(s, BM, BN, g->cs_log2);
+  const dim3 grid = c1d_grid(c1d_ceil_div(s->L, BN), c1d_ceil_div(s->O, BM), s->N);
+  if constexpr (VAR > 0) {
+    if (g->cs_log2 != SIMT_MAX_CS_LOG2 || g->xw != simt_fixed<KT, DT, TN>::XW ||
+        g->pada != simt_fixed<KT, DT, TN>::PADA)
+      return c1d_fail(C1D_ERR_INTERNAL, "%s: staging geometry differs from the compiled one", name);
+  }
+  C1D_CUDA(cudaFuncSetAttribute(simt_conv_kernel<TM, TN, KT, DT, KAHAN, VAR>,
                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-  simt_conv_kernel<TM, KT, DT, KAHAN><<<grid, SIMT_THREADS, smem, stream>>>(*s, *g, x, w, b, y);
+  simt_conv_kernel<TM, TN, KT, DT, KAHAN, VAR><<<grid, SIMT_THREADS, smem, stream>>>(*s, *g, x, w, b, y);
   C1D_LAUNCHED(name);
 done:
   return st;

@@ -2,7 +2,8 @@
  * to TF32 once (cvt.rna.tf32.f32: nearest, ties away; w in the fragment-order rewrite of each run, x as
  * its fragments leave shared memory), then an implicit GEMM on mma.sync.m16n8k8 accumulates in FP32,
  * starting from b[o] (gpu/mma_tf32.h, mode MMA_1X). Block tile 128 output channels x 256 times, warp
- * tile 64 x 64, slabs of 16 channels (8 when K > 4) through three cp.async buffers.
+ * tile 64 x 64, slabs of 16 channels (8 when K > 4 or the pad is wide) through three cp.async buffers.
+ * (A 64 x 32 warp tile at two blocks per SM measured 9 % slower: notes/fast-kernels.md.)
  * Accuracy: the input rounding dominates (relative L2 about 3e-4 on normal data); the tensor core sums
  * each k-step of 8 products in its own (non-IEEE) way, so the CPU model `tf32_inputs` (TF32 inputs, FP32
  * fma in the naive order) is a statistical twin: same relative L2 within a few percent, not the same bits.
@@ -33,30 +34,6 @@ extern "C" const c1d_impl c1d_gpu_tf32 = {
     .setup = tf32_mma_setup,
     .teardown = mma_teardown,
     .run = tf32_mma_run,
-};
-
-/* Variant (not registered; the fast-kernel bench compares it): warp tile 64 x 32, two blocks per SM. */
-static const char *tf32_nt4_supported(const c1d_shape *s) { return mma_supported(s, MMA_1X, 4, 2, 0); }
-static c1d_status tf32_nt4_setup(const c1d_shape *s, c1d_exec *ex) {
-  return mma_setup(s, ex, MMA_1X, 4, 2, 0, "gpu_tf32_nt4");
-}
-static c1d_status tf32_nt4_run(const c1d_shape *s, const float *x, const float *w, const float *b,
-                               float *y, c1d_exec *ex) {
-  return mma_run<MMA_1X, 4, 2, false>(s, x, w, b, y, ex, "gpu_tf32_nt4");
-}
-
-extern "C" const c1d_impl c1d_gpu_tf32_nt4 = {
-    .name = "gpu_tf32_nt4",
-    .summary = "gpu_tf32 with a 64x32 warp tile and two blocks per SM (K = 3, 4 only)",
-    .backend = C1D_BACKEND_GPU,
-    .precision = C1D_PREC_TF32,
-    .twin = "tf32_inputs",
-    .twin_bit_exact = 0,
-    .mutant = 0,
-    .supported = tf32_nt4_supported,
-    .setup = tf32_nt4_setup,
-    .teardown = mma_teardown,
-    .run = tf32_nt4_run,
 };
 
 // --- probe: how one mma rounds its accumulation -----------------------------------------------------
