@@ -1,0 +1,187 @@
+/* The notebooks run on reports the tests produce. Each test writes inputs as .npy files, has convlab run
+ * them (report.json, the HTML, every output saved) and sweep a small grid (sweep.csv), then executes one
+ * notebook with Debian's Jupyter (/usr/bin/python3 -m nbconvert --execute) pointed there through
+ * CONVLAB_REPORT_DIR. A notebook passes when every cell ran without an error and it drew its figures.
+ * The executed notebooks stay in the build directory (tests/notebooks/) for a person to read. */
+#include <criterion/criterion.h>
+#include <criterion/parameterized.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness/inputs.h"
+#include "harness/npy.h"
+
+#define CONVLAB C1D_BINARY_DIR "/harness/convlab"
+#define PYTHON "/usr/bin/python3"
+#define KEEP_DIR C1D_BINARY_DIR "/tests/notebooks"
+
+extern char **environ;
+
+static char dir[64];
+
+static void make_dir(void) {
+  snprintf(dir, sizeof dir, "/tmp/c1d_nb_XXXXXX");
+  cr_assert_not_null(mkdtemp(dir));
+  mkdir(C1D_BINARY_DIR "/tests", 0777);
+  mkdir(KEEP_DIR, 0777);
+}
+
+static void remove_dir(void) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) cr_log_warn("could not remove %s", dir);
+}
+
+TestSuite(notebooks, .init = make_dir, .fini = remove_dir, .timeout = 300);
+
+/* Runs argv (NULL-terminated), stdout and stderr to dir/log; the exit code, or -1 on a signal. */
+static int spawn(const char *const *argv) {
+  char log[128];
+  snprintf(log, sizeof log, "%s/log", dir);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  pid_t pid;
+  int status = 0;
+  cr_assert_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ), 0, "cannot run %s", argv[0]);
+  posix_spawn_file_actions_destroy(&fa);
+  cr_assert_eq(waitpid(pid, &status, 0), pid);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *s = malloc((size_t)n + 1);
+  if (s && fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
+  if (s) s[n] = '\0';
+  fclose(f);
+  return s;
+}
+
+/* The last part of the log, for a failure message (static buffer). */
+static const char *log_tail(void) {
+  static char tail[3000];
+  char path[128];
+  snprintf(path, sizeof path, "%s/log", dir);
+  char *log = slurp(path);
+  const size_t n = log ? strlen(log) : 0;
+  snprintf(tail, sizeof tail, "%s", log ? log + (n > 2900 ? n - 2900 : 0) : "(no log)");
+  free(log);
+  return tail;
+}
+
+/* Skips the test when Debian's Python lacks a module the notebooks need, naming the packages. */
+static void need_jupyter(void) {
+  static const char *const modules[][2] = {{"nbconvert", "python3-nbconvert"}, {"ipykernel", "python3-ipykernel"},
+                                           {"matplotlib", "python3-matplotlib"}, {"numpy", "python3-numpy"}};
+  char missing[256] = "";
+  if (access(PYTHON, X_OK) != 0) cr_skip_test(PYTHON " is absent: the notebooks cannot run here");
+  for (unsigned i = 0; i < sizeof modules / sizeof modules[0]; i++) {
+    const char *argv[] = {PYTHON, "-c", NULL, NULL};
+    char code[64];
+    snprintf(code, sizeof code, "import %s", modules[i][0]);
+    argv[2] = code;
+    if (spawn(argv) != 0) {
+      strcat(missing, missing[0] ? ", " : "");
+      strcat(missing, modules[i][1]);
+    }
+  }
+  if (missing[0])
+    cr_skip_test(PYTHON " lacks %s (scripts/deps.sh test installs them): the notebooks cannot run here", missing);
+}
+
+/* dir/report: a run on inputs from files (so the TF32 notebook can recompute the model element by
+ * element) with every output saved and the HTML, and a small sweep. */
+static void make_reports(char *report, size_t size) {
+  const c1d_shape s = {2, 32, 16, 256, 4, 2, 1};
+  float *x = malloc((size_t)c1d_x_count(&s) * sizeof *x), *w = malloc((size_t)c1d_w_count(&s) * sizeof *w),
+        *b = malloc((size_t)c1d_b_count(&s) * sizeof *b);
+  cr_assert(x && w && b);
+  c1d_generate(&s, C1D_DIST_CONV_INIT, 3, x, w, b);
+  char xp[128], wp[128], bp[128], outputs[160];
+  snprintf(xp, sizeof xp, "%s/x.npy", dir);
+  snprintf(wp, sizeof wp, "%s/w.npy", dir);
+  snprintf(bp, sizeof bp, "%s/b.npy", dir);
+  const int64_t xs[3] = {s.N, s.C, s.L}, ws[3] = {s.O, s.C, s.K}, bs[1] = {s.O};
+  cr_assert_eq(c1d_npy_write_f32(xp, x, 3, xs), C1D_OK);
+  cr_assert_eq(c1d_npy_write_f32(wp, w, 3, ws), C1D_OK);
+  cr_assert_eq(c1d_npy_write_f32(bp, b, 1, bs), C1D_OK);
+  free(x);
+  free(w);
+  free(b);
+  snprintf(report, size, "%s/report", dir);
+  snprintf(outputs, sizeof outputs, "%s/outputs", report);
+  const char *run[] = {CONVLAB, "run", "--x", xp, "--w", wp, "--b", bp, "--dilation", "2", "--bias",
+                       "--impl", "naive,tap_partial,kahan,tf32_inputs", "--out", report, "--html",
+                       "--save-outputs", outputs, NULL};
+  cr_assert_eq(spawn(run), 0, "convlab run: %s", log_tail());
+  const char *sweep[] = {CONVLAB, "sweep", "--impl", "naive,kahan,tf32_inputs", "--trials", "2", "--n-max", "1024",
+                         "--cout", "8", "--length", "64", "--k-cin", "4", "--k-max", "16", "--out", report, NULL};
+  cr_assert_eq(spawn(sweep), 0, "convlab sweep: %s", log_tail());
+}
+
+static int count(const char *s, const char *needle) {
+  int n = 0;
+  for (const char *p = s; (p = strstr(p, needle)); p += strlen(needle)) n++;
+  return n;
+}
+
+typedef struct notebook {
+  char name[48];
+  int figures; /* PNG outputs it draws on these reports */
+} notebook;
+
+static notebook notebooks_list[] = {{"error_distributions", 3}, {"tf32_vs_fp32", 4}, {"error_growth", 3}};
+
+ParameterizedTestParameters(notebooks, executes_without_errors_on_fresh_reports) {
+  return cr_make_param_array(notebook, notebooks_list, sizeof notebooks_list / sizeof notebooks_list[0]);
+}
+
+ParameterizedTest(notebook *nb, notebooks, executes_without_errors_on_fresh_reports) {
+  need_jupyter();
+  char report[128], source[256], executed[256];
+  make_reports(report, sizeof report);
+  snprintf(source, sizeof source, C1D_SOURCE_DIR "/notebooks/%s.ipynb", nb->name);
+  snprintf(executed, sizeof executed, KEEP_DIR "/%s.ipynb", nb->name);
+  setenv("CONVLAB_REPORT_DIR", report, 1);
+  setenv("MPLBACKEND", "Agg", 1);
+  setenv("PYDEVD_DISABLE_FILE_VALIDATION", "1", 1); /* the kernel's debugger note about frozen modules */
+  const char *argv[] = {PYTHON, "-m", "nbconvert", "--to", "notebook", "--execute",
+                        "--ExecutePreprocessor.kernel_name=python3", "--ExecutePreprocessor.timeout=240",
+                        "--output-dir", KEEP_DIR, source, NULL};
+  const int code = spawn(argv);
+  cr_assert_eq(code, 0, "nbconvert --execute %s exited with %d:\n%s", nb->name, code, log_tail());
+  char *text = slurp(executed);
+  cr_assert_not_null(text, "no executed notebook at %s", executed);
+  cr_expect_eq(count(text, "\"output_type\": \"error\""), 0, "%s has an error output", nb->name);
+  cr_expect_geq(count(text, "\"image/png\""), nb->figures, "%s drew %d figures", nb->name, count(text, "\"image/png\""));
+  free(text);
+}
+
+/* The committed notebooks carry no outputs: they are sources, not results. */
+ParameterizedTestParameters(notebooks, are_committed_with_outputs_cleared) {
+  return cr_make_param_array(notebook, notebooks_list, sizeof notebooks_list / sizeof notebooks_list[0]);
+}
+
+ParameterizedTest(notebook *nb, notebooks, are_committed_with_outputs_cleared) {
+  char source[256];
+  snprintf(source, sizeof source, C1D_SOURCE_DIR "/notebooks/%s.ipynb", nb->name);
+  char *text = slurp(source);
+  cr_assert_not_null(text, "no notebook at %s", source);
+  cr_expect_eq(count(text, "\"outputs\": []"), count(text, "\"cell_type\": \"code\""), "%s has outputs", nb->name);
+  cr_expect_eq(count(text, "\"execution_count\": null"), count(text, "\"cell_type\": \"code\""),
+               "%s has execution counts", nb->name);
+  free(text);
+}
