@@ -85,7 +85,7 @@ static void option_table(sweep_args *a, c1d_option *o) {
   const c1d_option t[N_OPTS] = {
       {"--impl", C1D_OPT_STRING, &a->impl, 0, 0, "A,B,..", "implementations (default: see above)", 0},
       {"--dist", C1D_OPT_STRING, &a->dist, 0, 0, "D,E,..",
-       "distributions: normal (default), uniform, conv_init, ill_conditioned", 0},
+       "distributions: conv_init (default), normal, uniform, ill_conditioned", 0},
       {"--trials", C1D_OPT_INT, &a->trials, 1, 1000, "T", "trials per shape, seeds S..S+T-1 (default 3)", 0},
       {"--seed", C1D_OPT_U64, &a->seed, 0, 0, "S", "first seed (default 0)", 0},
       {"--n-max", C1D_OPT_INT, &a->n_max, 1, INT64_C(1) << 24, "N", "largest n = C*K of the C series (default 16384)", 0},
@@ -428,7 +428,7 @@ int c1d_cmd_sweep(int argc, char **argv) {
   int help = 0, code = C1D_EXIT_OK;
   c1d_status st;
   memset(&plan, 0, sizeof plan);
-  plan.a = (sweep_args){.dist = "normal", .trials = 3, .N = 1, .O = 16, .L = 256, .taps = 4, .k_cin = 16,
+  plan.a = (sweep_args){.dist = "conv_init", .trials = 3, .N = 1, .O = 16, .L = 256, .taps = 4, .k_cin = 16,
                         .k_max = 64, .n_max = 16384};
   option_table(&plan.a, opts);
   if ((st = c1d_cli_parse(opts, N_OPTS, argc, argv, &help)) != C1D_OK) return c1d_cmd_error("sweep", st);

@@ -473,15 +473,16 @@ static void tf32_rel_l2(FILE *f, const c1d_run_results *r, const c1d_explanation
     if (x > 0.0 && x < lo) lo = x;
     if (x > hi && isfinite(x)) hi = x;
   }
-  /* rows top to bottom: category n-1-i is row i */
-  const char *shown[MAX_ROWS];
+  /* rows top to bottom: category n-1-i is row i; the empty top category leaves room for the labels */
+  const char *shown[MAX_ROWS + 1];
   for (int i = 0; i < n; i++) shown[n - 1 - i] = names[i];
+  shown[n] = "";
   c1d_svg_plot p;
   fputs("<figure>", f);
-  c1d_svg_begin(&p, f, 660.0, fmax(300.0, 90.0 + 22.0 * n), "relative L2: observed and predicted",
+  c1d_svg_begin(&p, f, 660.0, fmax(300.0, 110.0 + 22.0 * n), "relative L2: observed and predicted",
                 (c1d_svg_axis){C1D_SVG_LOG, lo < INFINITY ? lo / 2 : 1e-8, hi > 0 ? hi * 2 : 1e-3,
                                "||y \xe2\x88\x92 ref||\xe2\x82\x82 / ||ref||\xe2\x82\x82", NULL, 0},
-                (c1d_svg_axis){C1D_SVG_CATEGORY, 0, 0, NULL, shown, n});
+                (c1d_svg_axis){C1D_SVG_CATEGORY, 0, 0, NULL, shown, n + 1});
   c1d_svg_vline(&p, m_tf32, "mk-tf32", "TF32 model");
   c1d_svg_vline(&p, m_fp32, "mk-fp32", "fp32 model");
   for (int i = 0; i < n; i++) {

@@ -248,9 +248,10 @@ void c1d_svg_bars(c1d_svg_plot *p, int n, const double *x0, const double *x1, co
   fputs("</g>\n", p->f);
 }
 
-/* A line as a path of relative steps between points rounded to 0.1 px: "M x y l dx dy dx dy ...".
- * The steps are differences of rounded positions, so they add up without drift; about half the text
- * of absolute coordinates. */
+/* A line as a path of relative steps: "M x y l dx dy dx dy ...", x rounded to 0.1 px (evenly spaced
+ * bins stay even) and y to whole pixels (invisible on screen, a quarter of the text). The steps are
+ * differences of rounded positions, so they add up without drift; about half the text of absolute
+ * coordinates. */
 void c1d_svg_line(c1d_svg_plot *p, int n, const double *x, const double *y, const char *cls) {
   int run = 0; /* points in the current piece */
   long last_x = 0, last_y = 0;
@@ -262,7 +263,7 @@ void c1d_svg_line(c1d_svg_plot *p, int n, const double *x, const double *y, cons
       run = 0;
       continue;
     }
-    const long ax = lround(a * 10.0), by = lround(b * 10.0);
+    const long ax = lround(a * 10.0), by = 10 * lround(b); /* in tenths of a pixel */
     if (run == 0) {
       fputc('M', p->f);
       px(p->f, ax / 10.0);
