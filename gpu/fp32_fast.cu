@@ -2,7 +2,8 @@
  * implicit GEMM on the FMA units (gpu/simt_conv.h): a block of 256 threads computes 128 output channels
  * x 128 times, each thread an 8 x 8 tile (8 channels x 8 consecutive times); slabs of 8 input channels
  * with their (K-1)*D halo and the block's weights stream through three shared-memory buffers by cp.async
- * (16-byte copies where aligned); the K taps of a channel reuse one register window of inputs.
+ * (16-byte copies where aligned, copy loops with compile-time geometry); the K taps of a channel reuse
+ * one register window of inputs.
  * Per output the arithmetic is exactly cpu/naive.c's:
  *   acc = b[o] (or +0); for c = 0..C-1, for k = 0..K-1: acc = fma(x, w[o,c,k], acc)
  * (x = +0 before t = 0, the fma still performed), so it equals gpu_naive and the CPU naive twin bit for
@@ -13,11 +14,12 @@
 
 /* The registered gpu_fp32_fast: thread tile FAST_TM channels x FAST_TN times and engine variant
  * FAST_VARIANT (gpu/simt_conv.h: 0 run-time staging geometry, 1 compile-time geometry, 2 = 1 plus the
- * next channel's window prefetched into registers), chosen by measurement (notes/fast-kernels.md).
- * Every tile and variant gives the same bits. */
+ * next channel's window prefetched into registers), chosen by measurement on an H200
+ * (notes/fast-kernels.md, headline shape): 8x8 v0 3.357 ms, v1 3.224, v2 3.642; 8x16 v2 3.663;
+ * 4x16 v2 3.630. Every tile and variant gives the same bits. */
 #define FAST_TM 8
 #define FAST_TN 8
-#define FAST_VARIANT 2
+#define FAST_VARIANT 1
 
 /* The general instance (any K, D) always runs 8 x 8 tiles of 128 x 128 blocks, variant 0; the fixed
  * instances have pads of at most 3, which every tile fits. */
