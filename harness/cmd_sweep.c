@@ -294,8 +294,8 @@ static int64_t n_of(const sweep_row *r) { return r->shape.C * r->shape.K; }
 
 static int usable(const sweep_row *r) { return !strcmp(r->status, "ok") && r->m.rel_l2 > 0.0 && isfinite(r->m.rel_l2); }
 
-/* Over the rows of (name, dist, series). */
-static fit fit_rows(const sweep_plan *p, const char *name, c1d_dist dist, char series) {
+/* Over the rows of (name, dist, series) and, unless verdict < 0, of that verdict. */
+static fit fit_rows(const sweep_plan *p, const char *name, c1d_dist dist, char series, int verdict) {
   fit f = {0, NAN, 0, 0, NAN, NAN};
   double sx = 0, sy = 0, sxx = 0, sxy = 0, lo_sum = 0, hi_sum = 0;
   int lo_count = 0, hi_count = 0;
@@ -303,6 +303,7 @@ static fit fit_rows(const sweep_plan *p, const char *name, c1d_dist dist, char s
     for (int i = 0; i < p->n_rows; i++) {
       const sweep_row *r = &p->rows[i];
       if (r->dist != dist || r->series != series || strcmp(r->name, name) || !usable(r)) continue;
+      if (verdict >= 0 && (!r->explained || (int)r->verdict != verdict)) continue;
       const int64_t n = n_of(r);
       if (pass == 0) { /* the sums, and the range of n */
         const double x = log((double)n), y = log(r->m.rel_l2);
@@ -327,6 +328,28 @@ static fit fit_rows(const sweep_plan *p, const char *name, c1d_dist dist, char s
   return f;
 }
 
+/* When the verdict changes along n (a library that switches to TF32 above some size), one exponent
+ * mixes two regimes: a line per verdict with its own range of n and fit. */
+static void print_regimes(FILE *f, const sweep_plan *p, const char *name, c1d_dist dist, char series) {
+  fit per[C1D_VERDICT_COUNT];
+  int regimes = 0;
+  for (int v = 0; v < C1D_VERDICT_COUNT; v++) {
+    per[v] = fit_rows(p, name, dist, series, v);
+    regimes += per[v].points > 0;
+  }
+  if (regimes < 2) return;
+  for (int v = 0; v < C1D_VERDICT_COUNT; v++) {
+    const fit *ft = &per[v];
+    if (ft->points == 0) continue;
+    fprintf(f, "  %-35s %6d %8lld %10.3e %8lld %10.3e ", c1d_verdict_name((c1d_verdict)v), ft->points,
+            (long long)ft->n_lo, ft->rel_lo, (long long)ft->n_hi, ft->rel_hi);
+    if (isnan(ft->slope))
+      fprintf(f, "%8s\n", "-");
+    else
+      fprintf(f, "%8.3f\n", ft->slope);
+  }
+}
+
 static void print_summary(FILE *f, const sweep_plan *p) {
   const sweep_args *a = &p->a;
   fprintf(f, "convlab sweep: C series K=%lld, C=1..%lld (n=%lld..%lld)", (long long)a->taps,
@@ -340,7 +363,7 @@ static void print_summary(FILE *f, const sweep_plan *p) {
   for (int d = 0; d < p->n_dists; d++)
     for (int i = 0; i < p->n_impls; i++)
       for (int s = 0; s < (a->k_cin > 0 ? 2 : 1); s++) {
-        const fit ft = fit_rows(p, p->impls[i]->name, p->dists[d], "CK"[s]);
+        const fit ft = fit_rows(p, p->impls[i]->name, p->dists[d], "CK"[s], -1);
         fprintf(f, "%-18s %-15s %-6c %6d ", p->impls[i]->name, c1d_dist_name(p->dists[d]), "CK"[s], ft.points);
         if (ft.points == 0) {
           fputs("(no output: skipped or failed; see sweep.csv)\n", f);
@@ -351,10 +374,13 @@ static void print_summary(FILE *f, const sweep_plan *p) {
           fprintf(f, "%8s\n", "-");
         else
           fprintf(f, "%8.3f\n", ft.slope);
+        print_regimes(f, p, p->impls[i]->name, p->dists[d], "CK"[s]);
       }
   fputs("\nexponent: least-squares slope of log(rel L2) against log(n = C*K), over every trial. About 0.5\n"
         "for float32 sums (rounding errors of random sign add up like sqrt(n)); about 0 for TF32 inputs\n"
-        "(one rounding per input, relative to the result whatever n) and for compensated sums.\n",
+        "(one rounding per input, relative to the result whatever n) and for compensated sums. Indented\n"
+        "lines: an implementation whose verdict changes with n, fitted per verdict (e.g. a library that\n"
+        "switches to TF32 above some size).\n",
         f);
 }
 

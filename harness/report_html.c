@@ -565,7 +565,41 @@ static void region_line(FILE *f, const c1d_explanation *e) {
   fputs(".</p>\n", f);
 }
 
-static void impl_section(FILE *f, const c1d_run_results *r, const row_view *v, double lo, double hi) {
+static int same_hist(const c1d_log_hist *a, const c1d_log_hist *b) {
+  return a->bins == b->bins && a->zero == b->zero && a->below == b->below && a->above == b->above &&
+         a->nonfinite == b->nonfinite && !memcmp(a->counts, b->counts, (size_t)a->bins * sizeof a->counts[0]);
+}
+
+static int same_profile(const c1d_profile *a, const c1d_profile *b) {
+  return a->bins == b->bins && a->width == b->width &&
+         !memcmp(a->mean, b->mean, (size_t)a->bins * sizeof a->mean[0]) &&
+         !memcmp(a->max, b->max, (size_t)a->bins * sizeof a->max[0]);
+}
+
+/* Two rows with every histogram count, profile value and metric equal almost surely produced the same
+ * outputs (twins, libraries that chose the naive order): one set of plots stands for both. */
+static int same_statistics(const row_view *a, const row_view *b) {
+  const c1d_metrics *x = &a->worst->metrics, *y = &b->worst->metrics;
+  return a->ok_trials == b->ok_trials && x->rel_l2 == y->rel_l2 && x->max_abs == y->max_abs &&
+         x->argmax_abs == y->argmax_abs && x->ulp_p50 == y->ulp_p50 && x->ulp_p99 == y->ulp_p99 &&
+         same_hist(&a->abs, &b->abs) && same_hist(&a->ratio, &b->ratio) && same_profile(&a->t, &b->t) &&
+         same_profile(&a->o, &b->o);
+}
+
+/* The first row before `index` with the same statistics as v, or NULL. */
+static const c1d_impl_result *earlier_twin(const c1d_run_results *r, int index, const row_view *v) {
+  for (int j = 0; j < index && v->worst; j++) {
+    row_view w;
+    view_row(&r->impls[j], &w);
+    if (w.worst && same_statistics(v, &w)) return w.ir;
+  }
+  return NULL;
+}
+
+static void impl_section(FILE *f, const c1d_run_results *r, int index, double lo, double hi) {
+  row_view view;
+  const row_view *v = &view;
+  view_row(&r->impls[index], &view);
   fputs("<h2 id=\"impl-", f);
   c1d_svg_escape(f, v->ir->name);
   fputs("\">", f);
@@ -580,6 +614,15 @@ static void impl_section(FILE *f, const c1d_run_results *r, const row_view *v, d
   fputs("</p>\n", f);
   if (!v->worst) return;
   if (v->worst->explained) region_line(f, &v->worst->explanation);
+  const c1d_impl_result *twin = earlier_twin(r, index, v);
+  if (twin) {
+    fputs("<p class=\"dim\">Every histogram count, profile value and metric equals <a href=\"#impl-", f);
+    c1d_svg_escape(f, twin->name);
+    fputs("\">", f);
+    c1d_svg_escape(f, twin->name);
+    fputs("</a>'s: almost surely the same outputs, bit for bit. Its plots stand for this one.</p>\n", f);
+    return;
+  }
   fputs("<div class=\"plots\">", f);
   plot_abs_hist(f, v, lo, hi, r->atol);
   plot_ratio_hist(f, v, r);
@@ -607,11 +650,7 @@ void c1d_report_html(FILE *f, const c1d_report_meta *meta, const c1d_run_results
   summary_table(f, r);
   comparisons_table(f, r);
   tf32_panel(f, r, lo, hi);
-  for (int i = 0; i < r->n_impls; i++) {
-    row_view v;
-    view_row(&r->impls[i], &v);
-    impl_section(f, r, &v, lo, hi);
-  }
+  for (int i = 0; i < r->n_impls; i++) impl_section(f, r, i, lo, hi);
   fprintf(f, "<p class=\"dim\" style=\"margin-top:30px\">convlab %s &middot; compile flags: <code>",
           C1D_VERSION);
 #ifdef C1D_COMPILE_FLAGS

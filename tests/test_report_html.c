@@ -283,23 +283,24 @@ static const c1d_impl *zoo_impl(const char *name) {
   return NULL;
 }
 
-Test(report_html, shows_a_localized_bug_with_its_region) {
+/* Two mutants among correct rows; naive twice: the second time its section points to the first's plots. */
+Test(report_html, shows_a_localized_bug_with_its_region_and_plots_a_twin_once) {
   need_chromium();
   const c1d_impl *impls[] = {c1d_find_impl("naive"), c1d_find_impl("tf32_inputs"), zoo_impl("zoo_left_padding"),
-                             zoo_impl("zoo_channel_weights")};
+                             zoo_impl("zoo_channel_weights"), c1d_find_impl("naive")};
   c1d_run_config cfg;
   c1d_run_results res;
   c1d_run_config_default(&cfg);
   cfg.shape = (c1d_shape){2, 32, 16, 512, 4, 1, 0};
   cfg.impls = impls;
-  cfg.n_impls = 4;
+  cfg.n_impls = 5;
   cfg.repeats = 1;
   cr_assert_eq(c1d_run(&cfg, &res), C1D_OK, "%s", c1d_error_detail());
   char path[128];
   snprintf(path, sizeof path, KEEP_DIR "/zoo.html");
   FILE *f = fopen(path, "w");
   cr_assert_not_null(f);
-  const c1d_report_meta meta = {"tests/test_report_html (in-process run with two zoo mutants)", NULL, NULL,
+  const c1d_report_meta meta = {"tests/test_report_html (in-process: two zoo mutants, naive twice)", NULL, NULL,
                                 NULL, NULL, NULL};
   c1d_report_html(f, &meta, &res);
   cr_assert_eq(fclose(f), 0);
@@ -308,6 +309,8 @@ Test(report_html, shows_a_localized_bug_with_its_region) {
   check_page(path, "zoo", 2 + 4 * 4, &r);
   cr_expect(strstr(r.dom, ">bug-localized<"), "no bug-localized verdict in the page");
   cr_expect(strstr(r.dom, "<b>Where:</b>"), "the bug's region is not shown");
+  cr_expect(strstr(r.dom, "<a href=\"#impl-naive\">naive</a>'s: almost surely the same outputs"),
+            "the second naive row does not point to the first one's plots");
   rendering_free(&r);
 }
 
