@@ -1,27 +1,40 @@
-/* The float64 oracle: y and m = |b| + sum|w*x| in one pass over float32 inputs promoted to double.
+/* The float64 oracle: y in double and m = |b| + sum|w*x| (double, with float32 partial sums) in one
+ * pass over float32 inputs.
  *
- * Accumulation order, fixed for every element whatever the thread count, blocking or instruction set:
+ * y's accumulation order, fixed for every element whatever the thread count, blocking or instruction set:
  *   acc = b[o] (or +0), then for c = 0..C-1, for k = 0..K-1: acc = acc + w[o,c,k]*x[n,c,t+k*D-pad],
  * padding taps included (their product is zero, which leaves a nonzero sum unchanged). Each product of
  * two floats has at most 48 significant bits, so it is exact in double and fma(w, x, acc) rounds exactly
  * like acc + w*x: the AVX-512 microkernel (explicit fma) and the portable C one (mul then add under
- * -ffp-contract=off) give the same bits. m is summed in the same order from |b|, |w| and |x|.
+ * -ffp-contract=off) give the same bits.
+ *
+ * m's order: the same taps, split into reduction chunks of kc = max(KC/K, 1)*K channel-taps (whole
+ * channels; the split depends on K only). Per chunk a float32 partial p = 0, then p = fmaf(|w|, |x|, p)
+ * in tap order (one rounding per tap: the AVX-512 kernel by _mm512_fmadd_ps, the portable one by fmaf,
+ * so both give the same bits); then the double m = |b| (or +0), m = m + (double)p chunk after chunk.
+ * Error: each partial is within gamma_kc(2^-24) = kc*2^-24/(1 - kc*2^-24) of its exact sum (all terms
+ * are >= 0), and the double adds add about (C*K/kc + 1)*2^-53, so m is accurate to about 4e-6 relative
+ * for KC = 64 (c1d_oracle_mag_rel_bound gives the bound; every error bound built on m scales with it).
+ * This holds while every |w*x| is a normal float32: a product above FLT_MAX makes m infinite, and
+ * products below 2^-126 lose relative accuracy (they are not exact in float32 as they are in double).
  *
  * Blocking, as in a GEMM whose B is the im2col of x (never materialised):
- *  - w is packed once into micro-panels of MR output channels, [step = c*K + k][w x MR, |w| x MR],
- *    chunk-major, so that one reduction chunk's panels for every channel block are contiguous.
+ *  - w is packed once into micro-panels of MR output channels, in double [step = c*K + k][w x MR] and in
+ *    float [step][|w| x MR], chunk-major, so that one reduction chunk's panels for every channel block
+ *    are contiguous.
  *  - One OpenMP task is a tile (n, up to OB_MAX output channels, TB positions). Its reduction runs in
- *    chunks of about KC channel-taps; per chunk the tile's tap windows of x are converted into micro-panels
- *    of NR positions, [step][x x NR, |x| x NR] (zero where a tap reads before t=0 or past L). One x
- *    micro-panel stays in L1 while the chunk's w panels stream past it from L2.
- *  - Running sums live in a per-thread tile buffer between chunks (spilling a running sum to memory does
- *    not change its order). The AVX-512 microkernel holds MR x NR y sums and MR x NR m sums in 24 zmm
- *    registers; all its loads are aligned. Finished rows go out with streaming stores.
- * The whole computation is bound by fma throughput: it performs twice the fmas of a DGEMM of the same
- * shape (one for y, one for m).
+ *    the chunks above; per chunk the tile's tap windows of x are converted into micro-panels of NR
+ *    positions, double [step][x x NR] and float [step][|x| x NR] (zero where a tap reads before t=0 or
+ *    past L). One x micro-panel stays in L1 while the chunk's w panels stream past it from L2.
+ *  - Running double sums (y and m) live in a per-thread tile buffer between chunks (spilling a running
+ *    sum to memory does not change its order). The AVX-512 microkernel holds MR x NR y sums in 2*MR zmm
+ *    of doubles and the chunk's MR x NR float m partials in MR zmm of floats (3*MR = 24 of the 32
+ *    registers for MR = 8); all its loads are aligned. Finished rows go out with streaming stores.
+ * The computation is bound by fma throughput: per channel-tap and micro-tile 2*MR double fmas for y (as a
+ * DGEMM of the same shape) and MR float fmas for m, 1.5 times a DGEMM's fma instructions.
  *
- * Limits: shapes that pass c1d_shape_validate. Scratch: about 16*O*C*K bytes of packed w, plus per
- * thread 16*(OB_MAX*TB + KC*TB) bytes (under 1 MiB). */
+ * Limits: shapes that pass c1d_shape_validate. Scratch: about 12*O*C*K bytes of packed w, plus per
+ * thread 16*OB_MAX*TB + 12*KC*TB bytes (under 1 MiB). */
 #include "reference/oracle.h"
 
 #include <math.h>
@@ -35,58 +48,59 @@
 #define C1D_X86 1
 #endif
 
+#define ORACLE_MR 8 /* a macro, so that the AVX-512 kernel can unroll its rows: 6 or 8 */
 enum {
-  MR = 6,       /* output channels per microkernel */
-  NR = 16,      /* positions per microkernel (two zmm of doubles) */
-  OB_MAX = 264, /* output channels per tile at most (a multiple of MR): each x panel serves 44 w panels */
+  MR = ORACLE_MR, /* output channels per microkernel */
+  NR = 16,      /* positions per microkernel: two zmm of doubles, one zmm of floats */
+  OB_MAX = 264, /* output channels per tile at most (a multiple of MR): each x panel serves 33 w panels */
   TB = 128,     /* positions per tile (a multiple of NR): the tile's sums, OB_MAX*TB*16 bytes, stay in L2 */
-  KC = 64       /* channel-taps per reduction chunk: a 16 KiB x micro-panel stays in L1 */
+  KC = C1D_ORACLE_KC /* channel-taps per reduction chunk: a 12 KiB x micro-panel stays in L1 */
 };
-enum { ACC_BLOCK = 2 * MR * NR }; /* one micro-tile of sums: MR x NR y, then MR x NR m */
+enum { ACC_BLOCK = 2 * MR * NR }; /* one micro-tile of double sums: MR x NR y, then MR x NR m */
 
 /* Everything the tile workers share. */
 typedef struct oracle_plan {
   const c1d_shape *s;
   const float *x;
   const double *wp;    /* packed w, chunk-major; see pack_w */
+  const float *awp;    /* packed |w|, the same layout */
   const double *bias;  /* per micro-row, an ACC_BLOCK whose rows hold b[o] and |b[o]| (0 without bias) */
   double *y, *mag;
   int64_t n_micro_rows, cchunk, ob, n_ob, n_tb, n_tiles;
 } oracle_plan;
 
-/* One microkernel call on a micro-tile of MR rows x NR positions: starting from the sums in the block
- * `in` (MR x NR y sums, then MR x NR m sums), adds `steps` channel-taps read from the x micro-panel bp
- * ([step][x x NR, |x| x NR]) and the w micro-panel wp ([step][w x MR, |w| x MR]), and stores the sums
- * to the block `out` (which may be `in`). */
-typedef void (*microkernel_fn)(const double *bp, const double *wp, int64_t steps, const double *in,
-                               double *out);
+/* One microkernel call on a micro-tile of MR rows x NR positions, over one whole reduction chunk of
+ * `steps` channel-taps: x micro-panel xp ([step][x x NR]) and ax ([step][|x| x NR]), w micro-panel wp
+ * ([step][w x MR]) and aw ([step][|w| x MR]). Starting from the block `in` (MR x NR y sums, then MR x NR
+ * m sums), adds the taps to y, sums |w|*|x| into a float partial from 0 and adds that to m, and stores
+ * the block `out` (which may be `in`). */
+typedef void (*microkernel_fn)(const double *xp, const float *ax, const double *wp, const float *aw,
+                               int64_t steps, const double *in, double *out);
 
 /* Copies n doubles from an L2-resident tile row to the output tensor. */
 typedef void (*copy_fn)(double *dst, const double *src, int64_t n);
 
 /* Converts tap windows of x into x micro-panels; see pack_x_generic. */
 typedef void (*pack_fn)(const c1d_shape *s, const float *x, int64_t n, int64_t c0, int64_t cc,
-                        int64_t t0, int64_t tcols, int64_t kc, double *bp);
+                        int64_t t0, int64_t tcols, int64_t kc, double *xp, float *ax);
 
 // --- microkernels -------------------------------------------------------------------------------
 
-static void microkernel_generic(const double *bp, const double *wp, int64_t steps, const double *in,
-                                double *out) {
-  double ya[MR][NR], ma[MR][NR];
+static void microkernel_generic(const double *xp, const float *ax, const double *wp, const float *aw,
+                                int64_t steps, const double *in, double *out) {
+  double ya[MR][NR];
+  float mp[MR][NR] = {{0.0f}};
   memcpy(ya, in, sizeof ya);
-  memcpy(ma, in + MR * NR, sizeof ma);
-  for (int64_t st = 0; st < steps; st++, bp += 2 * NR, wp += 2 * MR) {
-    const double *xv = bp, *av = bp + NR;
-    for (int i = 0; i < MR; i++) {
-      const double wv = wp[i], aw = wp[MR + i];
+  for (int64_t st = 0; st < steps; st++, xp += NR, ax += NR, wp += MR, aw += MR)
+    for (int i = 0; i < MR; i++)
       for (int j = 0; j < NR; j++) {
-        ya[i][j] = ya[i][j] + wv * xv[j]; /* exact product, one rounding: equals fma */
-        ma[i][j] = ma[i][j] + aw * av[j];
+        ya[i][j] = ya[i][j] + wp[i] * xp[j]; /* exact product, one rounding: equals fma */
+        mp[i][j] = fmaf(aw[i], ax[j], mp[i][j]); /* not exact in float: the fma is explicit */
       }
-    }
-  }
   memcpy(out, ya, sizeof ya);
-  memcpy(out + MR * NR, ma, sizeof ma);
+  for (int i = 0; i < MR; i++)
+    for (int j = 0; j < NR; j++)
+      out[MR * NR + i * NR + j] = in[MR * NR + i * NR + j] + (double)mp[i][j];
 }
 
 static void copy_generic(double *dst, const double *src, int64_t n) {
@@ -94,39 +108,53 @@ static void copy_generic(double *dst, const double *src, int64_t n) {
 }
 
 #if C1D_X86
-__attribute__((target("avx512f"))) static void microkernel_avx512(const double *bp, const double *wp,
+#if ORACLE_MR == 8
+#define FOR_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+#elif ORACLE_MR == 6
+#define FOR_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
+#else
+#error "the AVX-512 microkernel is written for MR = 6 or 8"
+#endif
+
+__attribute__((target("avx512f"))) static void microkernel_avx512(const double *xp, const float *ax,
+                                                                  const double *wp, const float *aw,
                                                                   int64_t steps, const double *in,
                                                                   double *out) {
-#define LOAD_ROW(i)                                                 \
-  __m512d y##i##0 = _mm512_load_pd(in + (i) * NR);                  \
-  __m512d y##i##1 = _mm512_load_pd(in + (i) * NR + 8);              \
-  __m512d m##i##0 = _mm512_load_pd(in + MR * NR + (i) * NR);        \
-  __m512d m##i##1 = _mm512_load_pd(in + MR * NR + (i) * NR + 8);
-  LOAD_ROW(0) LOAD_ROW(1) LOAD_ROW(2) LOAD_ROW(3) LOAD_ROW(4) LOAD_ROW(5)
+#define LOAD_ROW(i)                                        \
+  __m512d y##i##0 = _mm512_load_pd(in + (i) * NR);         \
+  __m512d y##i##1 = _mm512_load_pd(in + (i) * NR + 8);     \
+  __m512 m##i = _mm512_setzero_ps();
+  FOR_ROWS(LOAD_ROW)
 #undef LOAD_ROW
-  for (int64_t st = 0; st < steps; st++, bp += 2 * NR, wp += 2 * MR) {
-    const __m512d x0 = _mm512_load_pd(bp), x1 = _mm512_load_pd(bp + 8);
-    const __m512d a0 = _mm512_load_pd(bp + NR), a1 = _mm512_load_pd(bp + NR + 8);
-#define STEP(i)                                                   \
-  {                                                               \
-    const __m512d wv = _mm512_set1_pd(wp[i]);                     \
-    y##i##0 = _mm512_fmadd_pd(wv, x0, y##i##0);                   \
-    y##i##1 = _mm512_fmadd_pd(wv, x1, y##i##1);                   \
-    const __m512d aw = _mm512_set1_pd(wp[MR + (i)]);              \
-    m##i##0 = _mm512_fmadd_pd(aw, a0, m##i##0);                   \
-    m##i##1 = _mm512_fmadd_pd(aw, a1, m##i##1);                   \
+  for (int64_t st = 0; st < steps; st++, xp += NR, ax += NR, wp += MR, aw += MR) {
+    const __m512d x0 = _mm512_load_pd(xp), x1 = _mm512_load_pd(xp + 8);
+    const __m512 a = _mm512_load_ps(ax);
+#define STEP(i)                                             \
+  {                                                         \
+    const __m512d wv = _mm512_set1_pd(wp[i]);               \
+    y##i##0 = _mm512_fmadd_pd(wv, x0, y##i##0);             \
+    y##i##1 = _mm512_fmadd_pd(wv, x1, y##i##1);             \
+    m##i = _mm512_fmadd_ps(_mm512_set1_ps(aw[i]), a, m##i); \
   }
-    STEP(0) STEP(1) STEP(2) STEP(3) STEP(4) STEP(5)
+    FOR_ROWS(STEP)
 #undef STEP
   }
-#define STORE_ROW(i)                                           \
-  _mm512_store_pd(out + (i) * NR, y##i##0);                    \
-  _mm512_store_pd(out + (i) * NR + 8, y##i##1);                \
-  _mm512_store_pd(out + MR * NR + (i) * NR, m##i##0);          \
-  _mm512_store_pd(out + MR * NR + (i) * NR + 8, m##i##1);
-  STORE_ROW(0) STORE_ROW(1) STORE_ROW(2) STORE_ROW(3) STORE_ROW(4) STORE_ROW(5)
+  /* m = m + (double)partial, lane by lane. */
+#define STORE_ROW(i)                                                                               \
+  _mm512_store_pd(out + (i) * NR, y##i##0);                                                        \
+  _mm512_store_pd(out + (i) * NR + 8, y##i##1);                                                    \
+  {                                                                                                \
+    const double *mi = in + MR * NR + (i) * NR;                                                    \
+    const __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(m##i));                              \
+    const __m512d hi =                                                                             \
+        _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(m##i), 1)));       \
+    _mm512_store_pd(out + MR * NR + (i) * NR, _mm512_add_pd(_mm512_load_pd(mi), lo));             \
+    _mm512_store_pd(out + MR * NR + (i) * NR + 8, _mm512_add_pd(_mm512_load_pd(mi + 8), hi));     \
+  }
+  FOR_ROWS(STORE_ROW)
 #undef STORE_ROW
 }
+#undef FOR_ROWS
 
 /* Whole 64-byte lines of the destination by streaming stores (the output is written once and not
  * read back here, so it need not pass through the caches); the partial lines at either end, which a
@@ -145,44 +173,44 @@ __attribute__((target("avx512f"))) static void copy_stream_avx512(double *dst, c
 // --- operand packing ----------------------------------------------------------------------------
 
 /* w into micro-panels, chunk-major so that one chunk's panels for every micro-row are contiguous:
- * the chunk of channels c0..c0+cc (kc = cc*K channel-taps) starts at c0*K*n_micro_rows*2*MR, and in it
- * micro-row om, step (c-c0)*K + k holds w[om*MR+i, c, k] at [i] and |w| at [MR+i] (0 past O). */
-static void pack_w(const c1d_shape *s, const float *w, double *wp, int64_t n_micro_rows,
+ * the chunk of channels c0..c0+cc (kc = cc*K channel-taps) starts at c0*K*n_micro_rows*MR, and in it
+ * micro-row om, step (c-c0)*K + k holds w[om*MR+i, c, k] at wp[i] and |w| at awp[i] (0 past O). */
+static void pack_w(const c1d_shape *s, const float *w, double *wp, float *awp, int64_t n_micro_rows,
                    int64_t cchunk) {
   const int64_t C = s->C, K = s->K;
 #pragma omp parallel for schedule(static)
   for (int64_t om = 0; om < n_micro_rows; om++)
     for (int64_t c0 = 0; c0 < C; c0 += cchunk) {
       const int64_t cc = C - c0 < cchunk ? C - c0 : cchunk, kc = cc * K;
-      double *dst = wp + c0 * K * n_micro_rows * 2 * MR + om * kc * 2 * MR;
+      int64_t at = c0 * K * n_micro_rows * MR + om * kc * MR;
       for (int64_t c = c0; c < c0 + cc; c++)
-        for (int64_t k = 0; k < K; k++, dst += 2 * MR)
+        for (int64_t k = 0; k < K; k++, at += MR)
           for (int i = 0; i < MR; i++) {
             const int64_t o = om * MR + i;
-            const double v = o < s->O ? (double)w[c1d_w_index(s, o, c, k)] : 0.0;
-            dst[i] = v;
-            dst[MR + i] = fabs(v);
+            const float v = o < s->O ? w[c1d_w_index(s, o, c, k)] : 0.0f;
+            wp[at + i] = (double)v;
+            awp[at + i] = fabsf(v);
           }
     }
 }
 
 /* Positions t0..t0+tcols of channels c0..c0+cc of batch n into x micro-panels:
- * bp[tm][step = c*K + k][j] = x[n, c0+c, t0 + tm*NR + j + k*D - pad], bp[..][NR + j] = |that|, and 0
+ * xp[tm][step = c*K + k][j] = x[n, c0+c, t0 + tm*NR + j + k*D - pad], ax[..][j] = |that| in float, and 0
  * where the source time is before 0 (causal padding) or at/after L (columns past the tensor). */
 static void pack_x_generic(const c1d_shape *s, const float *x, int64_t n, int64_t c0, int64_t cc,
-                           int64_t t0, int64_t tcols, int64_t kc, double *bp) {
+                           int64_t t0, int64_t tcols, int64_t kc, double *xp, float *ax) {
   const int64_t K = s->K, L = s->L, pad = c1d_pad(s);
   for (int64_t c = 0; c < cc; c++) {
     const float *row = x + c1d_x_index(s, n, c0 + c, 0);
     for (int64_t k = 0; k < K; k++) {
       const int64_t step = c * K + k, shift = t0 + k * s->D - pad;
       for (int64_t tm = 0; tm < tcols / NR; tm++) {
-        double *dst = bp + (tm * kc + step) * 2 * NR;
+        const int64_t at = (tm * kc + step) * NR;
         for (int j = 0; j < NR; j++) {
           const int64_t src = shift + tm * NR + j;
-          const double v = (src >= 0 && src < L) ? (double)row[src] : 0.0;
-          dst[j] = v;
-          dst[NR + j] = fabs(v);
+          const float v = (src >= 0 && src < L) ? row[src] : 0.0f;
+          xp[at + j] = (double)v;
+          ax[at + j] = fabsf(v);
         }
       }
     }
@@ -193,15 +221,15 @@ static void pack_x_generic(const c1d_shape *s, const float *x, int64_t n, int64_
 __attribute__((target("avx512f"))) static void pack_x_avx512(const c1d_shape *s, const float *x,
                                                              int64_t n, int64_t c0, int64_t cc,
                                                              int64_t t0, int64_t tcols, int64_t kc,
-                                                             double *bp) {
+                                                             double *xp, float *ax) {
   const int64_t K = s->K, L = s->L, pad = c1d_pad(s);
-  const __m512i abs_mask = _mm512_set1_epi64(INT64_MAX);
+  const __m512i abs_mask = _mm512_set1_epi32(INT32_MAX);
   for (int64_t c = 0; c < cc; c++) {
     const float *row = x + c1d_x_index(s, n, c0 + c, 0);
     for (int64_t k = 0; k < K; k++) {
       const int64_t step = c * K + k, shift = t0 + k * s->D - pad;
       for (int64_t tm = 0; tm < tcols / NR; tm++) {
-        double *dst = bp + (tm * kc + step) * 2 * NR;
+        const int64_t at = (tm * kc + step) * NR;
         const int64_t src = shift + tm * NR;
         __m512 v;
         if (src >= 0 && src + NR <= L) {
@@ -213,14 +241,11 @@ __attribute__((target("avx512f"))) static void pack_x_avx512(const c1d_shape *s,
           v = _mm512_maskz_loadu_ps((__mmask16)mask,
                                    (const void *)((uintptr_t)row + (uintptr_t)(src * 4)));
         }
-        const __m512d lo8 = _mm512_cvtps_pd(_mm512_castps512_ps256(v));
-        const __m512d hi8 =
-            _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
-        _mm512_store_pd(dst, lo8);
-        _mm512_store_pd(dst + 8, hi8);
-        _mm512_store_pd(dst + NR, _mm512_castsi512_pd(_mm512_and_epi64(_mm512_castpd_si512(lo8), abs_mask)));
-        _mm512_store_pd(dst + NR + 8,
-                        _mm512_castsi512_pd(_mm512_and_epi64(_mm512_castpd_si512(hi8), abs_mask)));
+        _mm512_store_pd(xp + at, _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
+        _mm512_store_pd(xp + at + 8, _mm512_cvtps_pd(_mm256_castpd_ps(
+                                         _mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))));
+        _mm512_store_ps(ax + at,
+                        _mm512_castsi512_ps(_mm512_and_epi32(_mm512_castps_si512(v), abs_mask)));
       }
     }
   }
@@ -243,9 +268,10 @@ static int use_avx512(void) {
 // --- one tile -----------------------------------------------------------------------------------
 
 /* Computes the tile (n, o0..o0+ob, t0..t0+TB) into acc ([im][tm] micro-tiles, ACC_BLOCK doubles each),
- * the first chunk starting from the bias blocks, and copies the part inside the tensor to y and mag. */
+ * the first chunk starting from the bias blocks, and copies the part inside the tensor to y and mag.
+ * xp and ax hold one chunk's x micro-panels. */
 static void run_tile(const oracle_plan *p, microkernel_fn kernel, pack_fn pack, copy_fn copy,
-                     int64_t tile, double *acc, double *bp) {
+                     int64_t tile, double *acc, double *xp, float *ax) {
   const c1d_shape *s = p->s;
   const int64_t ob_i = tile % p->n_ob, tb_i = (tile / p->n_ob) % p->n_tb, n = tile / (p->n_ob * p->n_tb);
   const int64_t o0 = ob_i * p->ob, t0 = tb_i * TB, C = s->C, K = s->K;
@@ -256,20 +282,21 @@ static void run_tile(const oracle_plan *p, microkernel_fn kernel, pack_fn pack, 
 
   for (int64_t c0 = 0; c0 < C; c0 += p->cchunk) {
     const int64_t cc = C - c0 < p->cchunk ? C - c0 : p->cchunk, kc = cc * K;
-    const double *wchunk = p->wp + c0 * K * p->n_micro_rows * 2 * MR;
-    pack(s, p->x, n, c0, cc, t0, tmicro * NR, kc, bp);
+    const int64_t wchunk = c0 * K * p->n_micro_rows * MR;
+    pack(s, p->x, n, c0, cc, t0, tmicro * NR, kc, xp, ax);
     for (int64_t tm = 0; tm < tmicro; tm++) {
-      const double *bpt = bp + tm * kc * 2 * NR;
+      const int64_t xat = tm * kc * NR;
       for (int64_t im = 0; im < omicro; im++) {
-        const int64_t om = o0 / MR + im;
+        const int64_t om = o0 / MR + im, wat = wchunk + om * kc * MR;
         double *blk = acc + (im * tmicro + tm) * ACC_BLOCK;
-        kernel(bpt, wchunk + om * kc * 2 * MR, kc, c0 == 0 ? p->bias + om * ACC_BLOCK : blk, blk);
+        kernel(xp + xat, ax + xat, p->wp + wat, p->awp + wat, kc,
+               c0 == 0 ? p->bias + om * ACC_BLOCK : blk, blk);
       }
     }
   }
 
   /* Gather each output row from its micro-tiles into a contiguous run, then copy it out. */
-  double *row = bp; /* the x micro-panels are no longer needed */
+  double *row = xp; /* the x micro-panels are no longer needed */
   for (int64_t i = 0; i < orows; i++) {
     const int64_t im = i / MR, r = i % MR, at = c1d_y_index(s, n, o0 + i, t0);
     for (int pass = 0; pass < (p->mag ? 2 : 1); pass++) {
@@ -279,6 +306,12 @@ static void run_tile(const oracle_plan *p, microkernel_fn kernel, pack_fn pack, 
       copy((pass ? p->mag : p->y) + at, row, tlen);
     }
   }
+}
+
+double c1d_oracle_mag_rel_bound(const c1d_shape *s) {
+  const int64_t cchunk = KC / s->K > 0 ? KC / s->K : 1;
+  const double kc = (double)(cchunk * s->K), chunks = (double)((s->C + cchunk - 1) / cchunk);
+  return kc * 0x1p-24 / (1.0 - kc * 0x1p-24) + (chunks + 1.0) * 0x1p-53 / (1.0 - (chunks + 1.0) * 0x1p-53);
 }
 
 // --- entry points -------------------------------------------------------------------------------
@@ -300,12 +333,14 @@ c1d_status c1d_oracle_f64(const c1d_shape *s, const float *x, const float *w, co
   const int64_t cchunk = KC / s->K > 0 ? KC / s->K : 1;
   const int64_t kc_max = cchunk * s->K;
   const int64_t ob = n_micro_rows * MR < OB_MAX ? n_micro_rows * MR : OB_MAX;
-  /* Per thread: the tile's sums and its x micro-panels for one chunk. */
-  const int64_t acc_len = (ob / MR) * (TB / NR) * ACC_BLOCK, bp_len = (TB / NR) * kc_max * 2 * NR;
-  const int64_t per_thread = acc_len + bp_len;
+  /* Per thread, in doubles: the tile's sums and its x micro-panels for one chunk (x in double, then |x|
+   * in float). Every part starts on a 64-byte boundary (acc_len and xp_len are multiples of 8). */
+  const int64_t acc_len = (ob / MR) * (TB / NR) * ACC_BLOCK, xp_len = TB * kc_max, ax_len = xp_len / 2;
+  const int64_t per_thread = acc_len + xp_len + ax_len;
+  const int64_t nw = n_micro_rows * MR * s->C * s->K; /* packed w entries */
   const int nthreads = omp_get_max_threads();
 
-  wp = alloc_doubles(n_micro_rows * MR * 2 * s->C * s->K, &bytes);
+  wp = alloc_doubles(nw + (nw + 1) / 2, &bytes); /* w in double, then |w| in float */
   if (!wp) {
     st = c1d_fail(C1D_ERR_NO_MEMORY, "oracle: cannot allocate %zu bytes for packed w and |w|", bytes);
     goto cleanup;
@@ -333,7 +368,8 @@ c1d_status c1d_oracle_f64(const c1d_shape *s, const float *x, const float *w, co
     copy = copy_stream_avx512;
   }
 #endif
-  pack_w(s, w, wp, n_micro_rows, cchunk);
+  float *awp = (float *)(wp + nw);
+  pack_w(s, w, wp, awp, n_micro_rows, cchunk);
   /* The sum starts at the bias (the definition's order); rows past O start at zero. */
   for (int64_t o = 0; o < n_micro_rows * MR; o++) {
     const double bv = (s->bias && o < s->O) ? (double)b[o] : 0.0;
@@ -344,7 +380,7 @@ c1d_status c1d_oracle_f64(const c1d_shape *s, const float *x, const float *w, co
     }
   }
 
-  oracle_plan plan = {.s = s, .x = x, .wp = wp, .bias = bias, .y = y, .mag = mag,
+  oracle_plan plan = {.s = s, .x = x, .wp = wp, .awp = awp, .bias = bias, .y = y, .mag = mag,
                       .n_micro_rows = n_micro_rows, .cchunk = cchunk, .ob = ob};
   plan.n_ob = (s->O + ob - 1) / ob;
   plan.n_tb = (s->L + TB - 1) / TB;
@@ -354,11 +390,12 @@ c1d_status c1d_oracle_f64(const c1d_shape *s, const float *x, const float *w, co
 #pragma omp parallel num_threads(nthreads)
   {
     const int tid = omp_get_thread_num();
-    double *acc = scratch + (int64_t)tid * per_thread, *bp = acc + acc_len;
+    double *acc = scratch + (int64_t)tid * per_thread, *xp = acc + acc_len;
+    float *ax = (float *)(xp + xp_len);
     double reported = 0.0;
 #pragma omp for schedule(dynamic, 1) nowait
     for (int64_t tile = 0; tile < plan.n_tiles; tile++) {
-      run_tile(&plan, kernel, pack, copy, tile, acc, bp);
+      run_tile(&plan, kernel, pack, copy, tile, acc, xp, ax);
       int64_t now;
 #pragma omp atomic capture
       now = ++done;
