@@ -44,7 +44,15 @@
 #define MMA_BM 128
 #define MMA_STAGES 3
 
-enum { MMA_1X = 1, MMA_3X = 3, MMA_3X_SLAB = 4, MMA_3X_FOLD = 5 };
+enum { MMA_1X = 1, MMA_3X = 3, MMA_3X_SLAB = 4, MMA_3X_FOLD = 5,
+       /* tuning round 3: per (mt, nt) tile, loop order B (CH k-steps, all NT) then per m-tile its A */
+       MMA_3X_C1 = 6, /* MMA_3X_FOLD's arithmetic, new loop order, k-steps unrolled */
+       MMA_3X_C2 = 7, /* t = +0, two k-steps' 6 mma into t, then acc = acc + t (rn) */
+       MMA_3X_C4 = 8, /* four k-steps (a whole 8-channel slab at KP = 4) per t */
+       MMA_3X_SPL = 9 /* per k-step: sacc = mma(As, Bb, sacc); sacc = mma(Ab, Bs, sacc) (the small
+                         cross products accumulate in the tensor core over all of C); t = mma(Ab, Bb, 0);
+                         acc = acc + t (rn); at the end acc = acc + sacc (rn) */
+};
 
 // --- the plan: every size that setup and run must agree on --------------------------------------
 
@@ -182,6 +190,14 @@ __global__ void __launch_bounds__(MMA_THREADS, MINB)
 #pragma unroll
       for (int nt = 0; nt < NT; nt++) acc[mt][nt][0] = acc[mt][nt][1] = ba, acc[mt][nt][2] = acc[mt][nt][3] = bb;
     }
+    constexpr int SMT = MODE == MMA_3X_SPL ? MT : 1, SNT = MODE == MMA_3X_SPL ? NT : 1;
+    float sacc[SMT][SNT][4]; /* MMA_3X_SPL's small-product accumulator (tensor core) */
+#pragma unroll
+    for (int mt = 0; mt < SMT; mt++)
+#pragma unroll
+      for (int nt = 0; nt < SNT; nt++)
+#pragma unroll
+        for (int e = 0; e < 4; e++) sacc[mt][nt][e] = 0.0f;
     /* Issues slab sl's copies into buffer sl % STAGES. */
     auto stage = [&](int64_t sl) {
       float *st = smem + (int)(sl % MMA_STAGES) * stage_floats;
@@ -217,6 +233,57 @@ __global__ void __launch_bounds__(MMA_THREADS, MINB)
 #pragma unroll
             for (int e = 0; e < 4; e++) tmp[mt][nt][e] = 0.0f;
       }
+      if constexpr (MODE >= MMA_3X_C1) {
+        constexpr int CH = MODE == MMA_3X_C2 ? 2 : MODE == MMA_3X_C4 ? 4 : 1;
+        static_assert(KSS % CH == 0, "a chain must not straddle slabs");
+        /* at two blocks per SM (128 registers) one chain at a time: unrolled chains spilled */
+        constexpr int CH_UNROLL = MINB >= 2 ? 1 : KSS / CH;
+#pragma unroll CH_UNROLL
+        for (int ks0 = 0; ks0 < KSS; ks0 += CH) {
+          uint32_t bfr[CH][NT][4]; /* big b0, b1, small b0, b1 */
+#pragma unroll
+          for (int c = 0; c < CH; c++) {
+            const float *xk = xs + (ks0 + c) * CPS * xw;
+#pragma unroll
+            for (int nt = 0; nt < NT; nt++) {
+              const float v0 = xk[offb[0] + nt * 8], v1 = xk[offb[1] + nt * 8];
+              const uint32_t bb0 = mma_tf32_rna(v0), bb1 = mma_tf32_rna(v1);
+              bfr[c][nt][0] = bb0, bfr[c][nt][1] = bb1;
+              bfr[c][nt][2] = mma_tf32_rna(c1d_sub(v0, __uint_as_float(bb0)));
+              bfr[c][nt][3] = mma_tf32_rna(c1d_sub(v1, __uint_as_float(bb1)));
+            }
+          }
+#pragma unroll
+          for (int mt = 0; mt < MT; mt++) {
+            uint32_t ab[CH][4], as[CH][4];
+#pragma unroll
+            for (int c = 0; c < CH; c++) {
+              const float *src = ws + ((wm * MT + mt) * KSS * NPARTS + (ks0 + c) * NPARTS) * 128 + lane * 4;
+              const uint4 v = *reinterpret_cast<const uint4 *>(src);
+              const uint4 u = *reinterpret_cast<const uint4 *>(src + 128);
+              ab[c][0] = v.x, ab[c][1] = v.y, ab[c][2] = v.z, ab[c][3] = v.w;
+              as[c][0] = u.x, as[c][1] = u.y, as[c][2] = u.z, as[c][3] = u.w;
+            }
+#pragma unroll
+            for (int nt = 0; nt < NT; nt++) {
+              float t[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+#pragma unroll
+              for (int c = 0; c < CH; c++) {
+                if constexpr (MODE == MMA_3X_SPL) {
+                  mma_16x8x8(sacc[mt % SMT][nt % SNT], as[c], bfr[c][nt][0], bfr[c][nt][1]);
+                  mma_16x8x8(sacc[mt % SMT][nt % SNT], ab[c], bfr[c][nt][2], bfr[c][nt][3]);
+                } else {
+                  mma_16x8x8(t, as[c], bfr[c][nt][0], bfr[c][nt][1]);
+                  mma_16x8x8(t, ab[c], bfr[c][nt][2], bfr[c][nt][3]);
+                }
+                mma_16x8x8(t, ab[c], bfr[c][nt][0], bfr[c][nt][1]);
+              }
+#pragma unroll
+              for (int e = 0; e < 4; e++) acc[mt][nt][e] = c1d_add(acc[mt][nt][e], t[e]);
+            }
+          }
+        }
+      } else {
       /* MMA_3X_FOLD holds 32 more registers of partial sums in flight: one k-step at a time keeps
        * it under 255 registers without spilling. */
       constexpr int KS_UNROLL = MODE == MMA_3X_FOLD ? 1 : KSS;
@@ -266,6 +333,7 @@ __global__ void __launch_bounds__(MMA_THREADS, MINB)
           }
         }
       }
+      } /* MODE < MMA_3X_C1 */
       if constexpr (MODE == MMA_3X_SLAB) {
 #pragma unroll
         for (int mt = 0; mt < MT; mt++)
@@ -274,6 +342,14 @@ __global__ void __launch_bounds__(MMA_THREADS, MINB)
 #pragma unroll
             for (int e = 0; e < 4; e++) acc[mt][nt][e] = c1d_add(acc[mt][nt][e], tmp[mt][nt][e]);
       }
+    }
+    if constexpr (MODE == MMA_3X_SPL) {
+#pragma unroll
+      for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+        for (int nt = 0; nt < NT; nt++)
+#pragma unroll
+          for (int e = 0; e < 4; e++) acc[mt][nt][e] = c1d_add(acc[mt][nt][e], sacc[mt % SMT][nt % SNT][e]);
     }
     c1d_cp_async_wait<0>();
     __syncthreads();

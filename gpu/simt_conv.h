@@ -146,7 +146,7 @@ static __device__ __forceinline__ void simt_load_window(const float *xrow, float
 
 /* One channel, K and D known, its window already in registers: TM x TN x K fmas (naive) or TM x TN
  * fma chains and Kahan steps (blocked Kahan). */
-template <int TM, int TN, int KT, int DT, bool KAHAN>
+template <int TM, int TN, int KT, int DT, bool KAHAN, int CG = 4>
 static __device__ __forceinline__ void simt_channel_compute(
     const float (&xv)[simt_fixed<KT, DT, TN>::NXW], const float *wrow, float (&acc)[TM][TN],
     float (&comp)[TM][TN]) {
@@ -155,7 +155,7 @@ static __device__ __forceinline__ void simt_channel_compute(
 #pragma unroll
     for (int j = 0; j < TM; j++) {
       float wv[F::KP];
-      simt_load_taps<F::KP>(wrow + 4 * j * F::KP, wv);
+      simt_load_taps<F::KP>(wrow + CG * j * F::KP, wv);
 #pragma unroll
       for (int k = 0; k < KT; k++)
 #pragma unroll
@@ -166,7 +166,7 @@ static __device__ __forceinline__ void simt_channel_compute(
 #pragma unroll
     for (int j = 0; j < TM; j++) {
       float wv[F::KP];
-      simt_load_taps<F::KP>(wrow + 4 * j * F::KP, wv);
+      simt_load_taps<F::KP>(wrow + CG * j * F::KP, wv);
       float p[TN];
 #pragma unroll
       for (int i = 0; i < TN; i++) p[i] = -comp[j][i];
@@ -184,12 +184,12 @@ static __device__ __forceinline__ void simt_channel_compute(
   }
 }
 
-template <int TM, int TN, int KT, int DT, bool KAHAN>
+template <int TM, int TN, int KT, int DT, bool KAHAN, int CG = 4>
 static __device__ __forceinline__ void simt_channel_fixed(const float *xrow, const float *wrow,
                                                           float (&acc)[TM][TN], float (&comp)[TM][TN]) {
   float xv[simt_fixed<KT, DT, TN>::NXW];
   simt_load_window(xrow, xv);
-  simt_channel_compute<TM, TN, KT, DT, KAHAN>(xv, wrow, acc, comp);
+  simt_channel_compute<TM, TN, KT, DT, KAHAN, CG>(xv, wrow, acc, comp);
 }
 
 /* Staging with the geometry known at compile time (variants 1, 2): CS = 8 channels, the window and
@@ -287,8 +287,22 @@ static __device__ __forceinline__ void simt_channel_general(const float *xrow, c
  * values in the copy loops); 1 = compile-time staging geometry; 2 = 1 with the next channel's window
  * loaded into registers before this channel's fmas. The arithmetic per output is the same in all
  * three. Measured (H200, headline shape, 8x8 tiles): 3.357, 3.224 and 3.642 ms. */
+/* Variants 3..6 (tuning round 3, all with compile-time staging as in 1; same arithmetic per output):
+ *   3 = 1 with lanes mapped 8 channel groups x 4 time groups (warp tile 8*TM channels x 4*TN times):
+ *       a warp's x-window LDS.128 then touches 4 distinct 16-byte chunks 32 bytes apart (banks 0-3, 8-11,
+ *       16-19, 24-27: one wavefront instead of two) and its weight LDS.128 8 adjacent chunks (one);
+ *   4 = 1 with the channel loop of a full 8-channel slab unrolled (constant trip count);
+ *   5 = 3 + 4;
+ *   6 = 5 at one block per SM (up to 255 registers). */
+template <int VAR>
+struct simt_var {
+  static constexpr int CG = (VAR == 3 || VAR == 5 || VAR == 6) ? 8 : 4; /* channel groups per warp */
+  static constexpr bool UNROLL = VAR == 4 || VAR == 5 || VAR == 6;
+  static constexpr bool FIXED = VAR > 0; /* compile-time staging geometry */
+};
+
 template <int TM, int TN, int KT, int DT, bool KAHAN, int VAR>
-__global__ void __launch_bounds__(SIMT_THREADS, TM * TN > 64 ? 1 : 2)
+__global__ void __launch_bounds__(SIMT_THREADS, (TM * TN > 64 || VAR == 6) ? 1 : 2)
     simt_conv_kernel(const c1d_shape s, const simt_geom g, const float *__restrict__ x,
                      const float *__restrict__ w, const float *__restrict__ b,
                      float *__restrict__ y) {
@@ -298,8 +312,9 @@ __global__ void __launch_bounds__(SIMT_THREADS, TM * TN > 64 ? 1 : 2)
   const int cs = 1 << g.cs_log2;
   const int stage_floats = cs * g.xw + cs * BM * g.kp; /* x rows first: both parts 16-byte aligned */
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  const int ol = (warp & 3) * 4 * TM + (lane & 3); /* + 4*j */
-  const int tl = (warp >> 2) * 8 * TN + (lane >> 2) * TN;
+  constexpr int CG = KT > 0 ? simt_var<VAR>::CG : 4, WO = 16 / CG; /* WO warps along the channels */
+  const int ol = (warp % WO) * CG * TM + (lane % CG); /* + CG*j */
+  const int tl = (warp / WO) * (32 / CG) * TN + (lane / CG) * TN;
   const int K = KT > 0 ? KT : (int)s.K;
   const int D = KT > 0 ? DT : (K > 1 ? (int)s.D : 0); /* with K = 1, D is never used */
   const int pad = (K - 1) * D;
@@ -312,7 +327,7 @@ __global__ void __launch_bounds__(SIMT_THREADS, TM * TN > 64 ? 1 : 2)
     float acc[TM][TN], comp[TM][TN];
 #pragma unroll
     for (int j = 0; j < TM; j++) {
-      const int64_t o = o0 + ol + 4 * j;
+      const int64_t o = o0 + ol + CG * j;
       const float init = (s.bias && o < s.O) ? b[o] : 0.0f;
 #pragma unroll
       for (int i = 0; i < TN; i++) acc[j][i] = init, comp[j][i] = 0.0f;
@@ -321,7 +336,7 @@ __global__ void __launch_bounds__(SIMT_THREADS, TM * TN > 64 ? 1 : 2)
     /* Issues slab sl's copies into its buffer. */
     auto stage = [&](int64_t sl) {
       float *st = smem + (int)(sl % SIMT_STAGES) * stage_floats;
-      if constexpr (VAR > 0) {
+      if constexpr (simt_var<VAR>::FIXED) {
         simt_stage_fixed<BM, TN, KT, DT>(st, x, w, s, g.xvec, g.wvec, n, sl * cs, t0, o0);
       } else {
         c1d_stage_x_window(st, x, s, n, sl * cs, cs, t0, BN, g.xw, g.pada, g.xvec);
@@ -344,11 +359,24 @@ __global__ void __launch_bounds__(SIMT_THREADS, TM * TN > 64 ? 1 : 2)
       const float *ws = xs + cs * g.xw;
       const int64_t c0 = sl * cs;
       const int ccn = (int)(s.C - c0 < cs ? s.C - c0 : cs); /* the naive order stops at C */
-      if constexpr (KT > 0 && (VAR == 0 || VAR == 1)) {
+      if constexpr (KT > 0 && simt_var<VAR>::UNROLL) {
+        using F = simt_fixed<KT, DT, TN>;
+        constexpr int CS = 1 << SIMT_MAX_CS_LOG2;
+        if (ccn == CS) {
+#pragma unroll
+          for (int c = 0; c < CS; c++)
+            simt_channel_fixed<TM, TN, KT, DT, KAHAN, CG>(xs + c * F::XW + tl, ws + (c * BM + ol) * F::KP,
+                                                          acc, comp);
+        } else {
+          for (int c = 0; c < ccn; c++)
+            simt_channel_fixed<TM, TN, KT, DT, KAHAN, CG>(xs + c * F::XW + tl, ws + (c * BM + ol) * F::KP,
+                                                          acc, comp);
+        }
+      } else if constexpr (KT > 0 && (VAR == 0 || VAR == 1 || VAR == 3)) {
         constexpr int KP = KT == 3 ? 4 : KT;
         for (int c = 0; c < ccn; c++)
-          simt_channel_fixed<TM, TN, KT, DT, KAHAN>(xs + c * g.xw + tl, ws + (c * BM + ol) * KP, acc,
-                                                    comp);
+          simt_channel_fixed<TM, TN, KT, DT, KAHAN, CG>(xs + c * g.xw + tl, ws + (c * BM + ol) * KP, acc,
+                                                        comp);
       } else if constexpr (KT > 0 && VAR == 2) {
         using F = simt_fixed<KT, DT, TN>;
         constexpr int CS = 1 << SIMT_MAX_CS_LOG2;
@@ -373,7 +401,7 @@ __global__ void __launch_bounds__(SIMT_THREADS, TM * TN > 64 ? 1 : 2)
     /* epilogue */
 #pragma unroll
     for (int j = 0; j < TM; j++) {
-      const int64_t o = o0 + ol + 4 * j;
+      const int64_t o = o0 + ol + CG * j;
       if (o >= s.O) continue;
       float *yr = y + c1d_y_index(&s, n, o, 0);
       const int64_t t = t0 + tl;

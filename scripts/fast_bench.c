@@ -28,14 +28,20 @@
 extern const c1d_impl c1d_gpu_3xtf32_slab, c1d_gpu_3xtf32_nt4, c1d_gpu_3xtf32_plain, c1d_gpu_fp32_fast_v0,
     c1d_gpu_fp32_fast_v1, c1d_gpu_fp32_fast_v2, c1d_gpu_fp32_fast_v3, c1d_gpu_fp32_fast_v4,
     c1d_gpu_kahan_fast_v0, c1d_gpu_kahan_fast_v1, c1d_gpu_kahan_fast_v2, c1d_cpu_split_3xtf32_slab,
-    c1d_cpu_split_3xtf32_plain;
+    c1d_cpu_split_3xtf32_plain, c1d_gpu_fp32_fast_v5, c1d_gpu_fp32_fast_v6, c1d_gpu_fp32_fast_v7,
+    c1d_gpu_fp32_fast_v8, c1d_gpu_3xtf32_c1_n4m2, c1d_gpu_3xtf32_c2_n4m2, c1d_gpu_3xtf32_c2_n4m1,
+    c1d_gpu_3xtf32_c2_n8m1, c1d_gpu_3xtf32_c4_n4m1, c1d_gpu_3xtf32_spl_n4m1, c1d_cpu_split_3xtf32_c2,
+    c1d_cpu_split_3xtf32_c4, c1d_cpu_split_3xtf32_spl, c1d_cpu_split_3xtf32_fold;
 
 /* The unregistered variants, reachable by name here. */
 static const c1d_impl *const variants[] = {
     &c1d_gpu_3xtf32_slab,  &c1d_gpu_3xtf32_nt4,   &c1d_gpu_3xtf32_plain, &c1d_gpu_fp32_fast_v0,
     &c1d_gpu_fp32_fast_v1, &c1d_gpu_fp32_fast_v2, &c1d_gpu_fp32_fast_v3, &c1d_gpu_fp32_fast_v4,
     &c1d_gpu_kahan_fast_v0, &c1d_gpu_kahan_fast_v1, &c1d_gpu_kahan_fast_v2, &c1d_cpu_split_3xtf32_slab,
-    &c1d_cpu_split_3xtf32_plain};
+    &c1d_cpu_split_3xtf32_plain, &c1d_gpu_fp32_fast_v5, &c1d_gpu_fp32_fast_v6, &c1d_gpu_fp32_fast_v7,
+    &c1d_gpu_fp32_fast_v8, &c1d_gpu_3xtf32_c1_n4m2, &c1d_gpu_3xtf32_c2_n4m2, &c1d_gpu_3xtf32_c2_n4m1,
+    &c1d_gpu_3xtf32_c2_n8m1, &c1d_gpu_3xtf32_c4_n4m1, &c1d_gpu_3xtf32_spl_n4m1, &c1d_cpu_split_3xtf32_c2,
+    &c1d_cpu_split_3xtf32_c4, &c1d_cpu_split_3xtf32_spl, &c1d_cpu_split_3xtf32_fold};
 c1d_status c1d_tf32_mma_probe(const float *c, const float *p, float *out, int cases);
 
 #define CHECK(call)                                                                                \
@@ -181,7 +187,7 @@ static int cmd_sanitize(void) {
                            "gpu_kahan_fast_v2", "gpu_tf32", "gpu_3xtf32", "gpu_3xtf32_nt4",
                            "gpu_3xtf32_plain", "gpu_3xtf32_slab"};
   const char *twins[] = {"naive", "naive", "naive", "naive", "naive", "kahan_blocked", "kahan_blocked",
-                         "kahan_blocked", "tf32_inputs", "split_3xtf32", "split_3xtf32",
+                         "kahan_blocked", "tf32_inputs", "split_3xtf32", "split_3xtf32_fold",
                          "split_3xtf32_plain", "split_3xtf32_slab"};
   enum { NK = sizeof kernels / sizeof kernels[0] };
   int failures = 0;
@@ -392,7 +398,7 @@ static int cmd_bench(int argc, char **argv) {
     free(full);
   }
   const char *stat_k[] = {"gpu_tf32", "gpu_3xtf32", "gpu_3xtf32_nt4", "gpu_3xtf32_plain", "gpu_3xtf32_slab"};
-  const char *stat_m[] = {"tf32_inputs", "split_3xtf32", "split_3xtf32", "split_3xtf32_plain",
+  const char *stat_m[] = {"tf32_inputs", "split_3xtf32", "split_3xtf32_fold", "split_3xtf32_plain",
                           "split_3xtf32_slab"};
   for (int i = 0; i < 5; i++) {
     run_gpu_once(impl_named(stat_k[i]), &s, &d, y);
@@ -404,6 +410,111 @@ static int cmd_bench(int argc, char **argv) {
   c1d_gpu_timer_destroy(timer);
   release(&d);
   free(x), free(w), free(b), free(y), free(ref), free(g), free(t);
+  return 0;
+}
+
+/* tune: tuning round 3. Times (rounds x repeats, medians) cuDNN FP32/TF32 and every candidate in one
+ * process on the headline shape, then checks each FP32 candidate against gpu_naive (bits, all outputs)
+ * and each 3xTF32 candidate against the float64 GPU oracle (rel L2, all outputs) and its CPU model
+ * (batch row 0). */
+static int cmd_tune(int argc, char **argv) {
+  int repeats = 20, rounds = 2;
+  for (int i = 0; i + 1 < argc; i++) {
+    if (strcmp(argv[i], "--repeats") == 0) repeats = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--rounds") == 0) rounds = atoi(argv[++i]);
+  }
+  if (rounds < 1 || rounds > 4 || repeats < 1) return 2;
+  const c1d_shape s = c1d_headline_shape();
+  const char *names[] = {"cudnn_fp32",         "cudnn_tf32",         "gpu_fp32_fast",      "gpu_fp32_fast_v1",
+                         "gpu_fp32_fast_v5",   "gpu_fp32_fast_v6",   "gpu_fp32_fast_v7",   "gpu_fp32_fast_v8",
+                         "gpu_3xtf32",         "gpu_3xtf32_c1_n4m2", "gpu_3xtf32_c2_n4m2", "gpu_3xtf32_c2_n4m1",
+                         "gpu_3xtf32_c2_n8m1", "gpu_3xtf32_c4_n4m1", "gpu_3xtf32_spl_n4m1"};
+  const char *models[] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "split_3xtf32", "split_3xtf32_fold",
+                          "split_3xtf32_c2", "split_3xtf32_c2", "split_3xtf32_c2", "split_3xtf32_c4",
+                          "split_3xtf32_spl"};
+  enum { NI = sizeof names / sizeof names[0] };
+  const int64_t ny = c1d_y_count(&s);
+  c1d_gpu_info info;
+  CHECK(c1d_gpu_get_info(&info));
+  printf("device %s, %d SMs, driver %d, runtime %d, cuDNN %ld\n", info.name, info.sm_count,
+         info.driver_version, info.runtime_version, info.cudnn_version);
+  float *x = xmalloc((size_t)c1d_x_count(&s) * 4), *w = xmalloc((size_t)c1d_w_count(&s) * 4);
+  float *b = s.bias ? xmalloc((size_t)s.O * 4) : NULL, *y = xmalloc((size_t)ny * 4);
+  float *naive = xmalloc((size_t)ny * 4);
+  double *ref = xmalloc((size_t)ny * 8);
+  c1d_generate(&s, C1D_DIST_NORMAL, 1, x, w, b);
+  dev_case d = upload(&s, x, w, b);
+  {
+    double *dref = NULL;
+    CHECK(c1d_gpu_malloc((void **)&dref, (size_t)ny * 8, "oracle y"));
+    CHECK(c1d_gpu_oracle_f64(&s, d.x, d.w, d.b, dref, NULL));
+    CHECK(c1d_gpu_synchronize());
+    CHECK(c1d_gpu_download(ref, dref, (size_t)ny * 8));
+    c1d_gpu_free(dref);
+  }
+  run_gpu_once(impl_named("gpu_naive"), &s, &d, naive);
+  c1d_gpu_timer *timer = NULL;
+  CHECK(c1d_gpu_timer_create(&timer));
+  row rows[NI];
+  memset(rows, 0, sizeof rows);
+  int64_t bits[NI];
+  for (int i = 0; i < NI; i++) bits[i] = -1;
+  for (int r = 0; r < rounds; r++)
+    for (int i = 0; i < NI; i++) {
+      const c1d_impl *impl = impl_named(names[i]);
+      rows[i].name = names[i];
+      if (impl->supported && impl->supported(&s)) continue;
+      time_impl(impl, &s, &d, repeats, r, &rows[i], timer);
+      if (r == 0) {
+        CHECK(c1d_gpu_synchronize());
+        CHECK(c1d_gpu_download(y, d.y, (size_t)ny * 4));
+        rows[i].rel_l2 = rel_l2(y, ref, ny);
+        int64_t first;
+        if (strncmp(names[i], "gpu_fp32", 8) == 0) bits[i] = count_bit_diffs(y, naive, ny, &first);
+      }
+      fprintf(stderr, "timed %s round %d: %.3f ms\n", names[i], r, rows[i].med[r]);
+    }
+  const double f32 = rows[0].med[0], t32 = rows[1].med[0], flops = c1d_flops(&s);
+  for (int i = 0; i < NI; i++) {
+    const row *r = &rows[i];
+    if (!r->rounds) {
+      printf("RESULT %s skipped (unsupported)\n", r->name);
+      continue;
+    }
+    double mm = r->med[0];
+    for (int k = 1; k < r->rounds; k++) mm = r->med[k] < mm ? r->med[k] : mm;
+    printf("RESULT %-20s med_ms=%.4f med2_ms=%.4f min_ms=%.4f pct_fp32_ceiling=%.1f vs_cudnn_fp32=%.3f "
+           "vs_cudnn_tf32=%.3f rel_l2=%.4g",
+           r->name, r->med[0], r->rounds > 1 ? r->med[1] : NAN, r->best,
+           100.0 * flops / (mm * 1e-3) / 65.2e12, f32 / mm, t32 / mm, r->rel_l2);
+    if (bits[i] >= 0) printf(" bitdiffs_vs_gpu_naive=%lld", (long long)bits[i]);
+    printf("\n");
+  }
+  fflush(stdout);
+  c1d_shape s1 = s;
+  s1.N = 1;
+  const int64_t n1 = c1d_y_count(&s1);
+  float *t = xmalloc((size_t)n1 * 4);
+  const char *done[NI] = {0};
+  double dm[NI] = {0};
+  for (int i = 0; i < NI; i++) {
+    if (!models[i] || !rows[i].rounds) continue;
+    double em = -1;
+    for (int k = 0; k < i; k++)
+      if (done[k] && strcmp(done[k], models[i]) == 0) em = dm[k];
+    if (em < 0) {
+      run_cpu(impl_named(models[i]), &s1, x, w, b, t);
+      em = rel_l2(t, ref, n1);
+    }
+    done[i] = models[i], dm[i] = em;
+    run_gpu_once(impl_named(names[i]), &s, &d, y);
+    const double ek = rel_l2(y, ref, n1);
+    printf("RESULT model %-20s row0_rel_l2=%.4g %s=%.4g ratio=%.3f\n", names[i], ek, models[i], em, ek / em);
+    fflush(stdout);
+  }
+  c1d_gpu_timer_destroy(timer);
+  release(&d);
+  free(x), free(w), free(b), free(y), free(naive), free(ref), free(t);
   return 0;
 }
 
@@ -420,6 +531,7 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "probe") == 0) return cmd_probe();
   if (strcmp(argv[1], "sanitize") == 0) return cmd_sanitize();
   if (strcmp(argv[1], "bench") == 0) return cmd_bench(argc - 2, argv + 2);
+  if (strcmp(argv[1], "tune") == 0) return cmd_tune(argc - 2, argv + 2);
   fprintf(stderr, "fast_bench: unknown command %s\n", argv[1]);
   return 2;
 }
