@@ -23,7 +23,7 @@ build: configure
 
 run: deps-run
 	@$(MAKE) --no-print-directory build
-	./$(BUILD)/harness/convlab run --out $(OUT)
+	./$(BUILD)/harness/convlab run --out $(OUT) --html
 
 # The oracle's speed against im2col + OpenBLAS DGEMM on the same cores (reference/oracle.c).
 bench-oracle: deps-run

@@ -1,17 +1,16 @@
 #!/bin/bash
 # The fast kernels' check (issue 8), in two halves.
 #
-#   scripts/fast-check.sh build [BUILD]   here: configure and build BUILD (default build-fast), then link
-#                                         scripts/fast_bench.c against it (BUILD/fast_bench).
+#   scripts/fast-check.sh build [BUILD]   here: configure and build BUILD (default build-fast; BUILD/gpu/fast_driver too).
 #   scripts/fast-check.sh run [BUILD]     on the GPU machine, from the repository root, with $OUT set:
 #     1. SASS summary of the new kernels (registers come from the build log; HMMA, FFMA, LDGSTS, LDS
 #        counts and local-memory traffic per kernel) -> $OUT/sass.txt
-#     2. the tensor-core rounding probe, fast_bench bench on the headline shape (every variant, cuDNN
+#     2. the tensor-core rounding probe, fast_driver bench on the headline shape (every variant, cuDNN
 #        FP32/TF32, twins on batch row 0) and `convlab bench` on the headline shape for the four
 #        registered kernels -> $OUT/bench.txt, $OUT/bench.json
 #     3. the tests: test_gpu_fast (bit-exact twins, integers, model agreement, y past 2^31) and
 #        test_cpu_fast_twins -> $OUT/tests.txt
-#     4. compute-sanitizer memcheck, racecheck, synccheck and initcheck on `fast_bench sanitize` (every
+#     4. compute-sanitizer memcheck, racecheck, synccheck and initcheck on `fast_driver sanitize` (every
 #        fast kernel instance at small shapes) -> $OUT/sanitize.txt
 #   A summary table closes the output. Build directories hold absolute paths of this checkout: the
 #   binaries are run directly, not through ctest.
@@ -25,13 +24,7 @@ build)
   set -e
   cmake -S "$root" -B "$root/$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
   cmake --build "$root/$build" -j "${JOBS:-2}"
-  # fast_bench: linked like the test programs, without Criterion.
-  libs=$(sed -e 's/libc1d_zoo.a//' -e 's|"[^"]*libcriterion.so"||' "$root/$build/tests/CMakeFiles/test_gpu_fast.dir/linkLibs.rsp")
-  gcc -O2 -std=gnu11 -fopenmp -ffp-contract=off -Wall -Wextra -Wno-unused-parameter -I"$root" \
-    -isystem /usr/local/cuda/include -c "$root/scripts/fast_bench.c" -o "$root/$build/fast_bench.o"
-  (cd "$root/$build/tests" && eval g++ ../fast_bench.o -o ../fast_bench $libs \
-    -L/usr/local/cuda/targets/x86_64-linux/lib/stubs -L/usr/local/cuda/targets/x86_64-linux/lib)
-  echo "built $root/$build/fast_bench"
+  echo "built $root/$build (fast_driver: $root/$build/gpu/fast_driver)"
   ;;
 run)
   : "${OUT:?OUT must name the folder for the logs}"
@@ -55,8 +48,8 @@ run)
   # 2. probe and benches first: the numbers matter most if the call runs short
   {
     nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,temperature.gpu --format=csv
-    "$B/fast_bench" probe
-    "$B/fast_bench" bench --repeats 20 --rounds 2
+    "$B/gpu/fast_driver" probe
+    "$B/gpu/fast_driver" bench --repeats 20 --rounds 2
     echo "== convlab bench"
     timeout 120 "$B/harness/convlab" bench \
       --impl gpu_fp32_fast,gpu_kahan_fast,gpu_tf32,gpu_3xtf32,cudnn_fp32,cudnn_tf32 --repeats 20 \
@@ -85,7 +78,7 @@ run)
     for tool in memcheck racecheck synccheck initcheck; do
       echo "== compute-sanitizer --tool $tool"
       timeout "${SANITIZER_TIMEOUT:-60}" compute-sanitizer --tool "$tool" --error-exitcode 9 \
-        "$B/fast_bench" sanitize 2>&1 | tail -40
+        "$B/gpu/fast_driver" sanitize 2>&1 | tail -40
       echo "rc=${PIPESTATUS[0]}"
     done
   } >"$OUT/sanitize.txt" 2>&1

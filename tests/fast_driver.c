@@ -1,16 +1,16 @@
-/* fast_bench: the device-side driver of scripts/fast-check.sh for the fast kernels (issue 8), beside
+/* fast_driver: the device-side driver of scripts/fast-check.sh for the fast kernels (issue 8), beside
  * `convlab bench`: it also reaches the variants that are not in the registry and the CPU models.
- *   fast_bench probe      how one mma.sync TF32 rounds an accumulation (crafted cases, one warp)
- *   fast_bench sanitize   each fast kernel (and gpu_3xtf32_slab) once on small shapes that reach every
+ *   fast_driver probe      how one mma.sync TF32 rounds an accumulation (crafted cases, one warp)
+ *   fast_driver sanitize   each fast kernel (and gpu_3xtf32_slab) once on small shapes that reach every
  *                         instance, checked against its CPU twin; for compute-sanitizer. Exit 1 on error.
- *   fast_bench bench [--repeats R] [--rounds Q] [--shape N,C,O,L,K,D,bias]
+ *   fast_driver bench [--repeats R] [--rounds Q] [--shape N,C,O,L,K,D,bias]
  *                         headline table: per implementation, Q rounds of R CUDA-event-timed runs (one
  *                         warm-up, y poisoned and the L2 flushed before each; median per round), error
  *                         against the float64 GPU oracle; then the twins on batch row 0: gpu_fp32_fast
  *                         against cpu naive and gpu_naive (bits), gpu_kahan_fast against kahan_blocked
  *                         (bits), gpu_tf32 / gpu_3xtf32 / gpu_3xtf32_slab against their CPU models
  *                         (relative L2 side by side).
- * Inputs: x ~ N(0,1), w ~ N(0,1) (--dist normal, seed 1). Built by scripts/fast-check.sh build. */
+ * Inputs: x ~ N(0,1), w ~ N(0,1) (--dist normal, seed 1). Built by CMake (gpu/CMakeLists.txt). */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -48,7 +48,7 @@ c1d_status c1d_tf32_mma_probe(const float *c, const float *p, float *out, int ca
   do {                                                                                             \
     c1d_status st_ = (call);                                                                       \
     if (st_ != C1D_OK) {                                                                           \
-      fprintf(stderr, "fast_bench: %s: %s (%s)\n", #call, c1d_strerror(st_), c1d_error_detail()); \
+      fprintf(stderr, "fast_driver: %s: %s (%s)\n", #call, c1d_strerror(st_), c1d_error_detail()); \
       exit(1);                                                                                     \
     }                                                                                              \
   } while (0)
@@ -56,7 +56,7 @@ c1d_status c1d_tf32_mma_probe(const float *c, const float *p, float *out, int ca
 static void *xmalloc(size_t bytes) {
   void *p = malloc(bytes);
   if (!p) {
-    fprintf(stderr, "fast_bench: out of host memory (%zu bytes)\n", bytes);
+    fprintf(stderr, "fast_driver: out of host memory (%zu bytes)\n", bytes);
     exit(1);
   }
   return p;
@@ -67,7 +67,7 @@ static const c1d_impl *impl_named(const char *name) {
     if (strcmp(name, variants[i]->name) == 0) return variants[i];
   const c1d_impl *impl = c1d_find_impl(name);
   if (!impl) {
-    fprintf(stderr, "fast_bench: %s is not registered\n", name);
+    fprintf(stderr, "fast_driver: %s is not registered\n", name);
     exit(1);
   }
   return impl;
@@ -285,11 +285,11 @@ static int cmd_bench(int argc, char **argv) {
     else if (strcmp(argv[i], "--rounds") == 0 && i + 1 < argc) rounds = atoi(argv[++i]);
     else if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc) {
       if (parse_shape(argv[++i], &s)) {
-        fprintf(stderr, "fast_bench: bad --shape %s\n", argv[i]);
+        fprintf(stderr, "fast_driver: bad --shape %s\n", argv[i]);
         return 2;
       }
     } else {
-      fprintf(stderr, "fast_bench: unknown argument %s\n", argv[i]);
+      fprintf(stderr, "fast_driver: unknown argument %s\n", argv[i]);
       return 2;
     }
   }
@@ -520,18 +520,18 @@ static int cmd_tune(int argc, char **argv) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: fast_bench probe | sanitize | bench [--repeats R] [--rounds Q] [--shape ...]\n");
+    fprintf(stderr, "usage: fast_driver probe | sanitize | bench [--repeats R] [--rounds Q] [--shape ...]\n");
     return 2;
   }
   const char *why = c1d_gpu_unavailable();
   if (why) {
-    fprintf(stderr, "fast_bench: %s\n", why);
+    fprintf(stderr, "fast_driver: %s\n", why);
     return 1;
   }
   if (strcmp(argv[1], "probe") == 0) return cmd_probe();
   if (strcmp(argv[1], "sanitize") == 0) return cmd_sanitize();
   if (strcmp(argv[1], "bench") == 0) return cmd_bench(argc - 2, argv + 2);
   if (strcmp(argv[1], "tune") == 0) return cmd_tune(argc - 2, argv + 2);
-  fprintf(stderr, "fast_bench: unknown command %s\n", argv[1]);
+  fprintf(stderr, "fast_driver: unknown command %s\n", argv[1]);
   return 2;
 }
