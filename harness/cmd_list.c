@@ -35,7 +35,7 @@ int c1d_cmd_list(int argc, char **argv) {
     return C1D_EXIT_OK;
   }
   const c1d_impl *const *table = c1d_registry(&n);
-  /* Two lines each: what it is and whether it runs here, then its summary (the order of its sums). */
+  /* What it is and whether it runs here, then its summary (the order of its sums) and its CPU twin. */
   printf("%-18s %-7s %-16s %s\n", "name", "backend", "precision", "runs here");
   for (int i = 0; i < n; i++) {
     const c1d_impl *impl = table[i];
@@ -44,6 +44,9 @@ int c1d_cmd_list(int argc, char **argv) {
     printf("%-18s %-7s %-16s %s%s\n", impl->name, impl->backend == C1D_BACKEND_GPU ? "gpu" : "cpu",
            c1d_precision_name(impl->precision), why ? "no: " : "yes", why ? why : "");
     printf("    %s%s\n", impl->summary ? impl->summary : "", impl->mutant ? " [mutant]" : "");
+    if (impl->twin)
+      printf("    CPU twin: %s (%s)\n", impl->twin,
+             impl->twin_bit_exact ? "identical bits" : "statistical: the same error, not the same bits");
   }
   /* The libraries behind the cudnn_* and cublas_* rows, as loaded at run time. */
   c1d_machine m;
