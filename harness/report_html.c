@@ -302,71 +302,80 @@ static void comparisons_table(FILE *f, const c1d_run_results *r) {
 
 // --- histograms ----------------------------------------------------------------------------------
 
-/* The edges of the first and last non-empty bins (the overflow bar of hist_bars included), widened
- * into [*lo, *hi]. */
-static void widen_to_counts(const c1d_log_hist *h, double *lo, double *hi) {
-  for (int i = 0; i < h->bins; i++)
-    if (h->counts[i]) {
-      if (c1d_log_hist_edge(h, i) < *lo) *lo = c1d_log_hist_edge(h, i);
-      break;
-    }
-  for (int i = h->bins - (h->above ? 0 : 1); i >= 0; i--)
-    if (i == h->bins || h->counts[i]) {
-      if (c1d_log_hist_edge(h, i + 1) > *hi) *hi = c1d_log_hist_edge(h, i + 1);
-      break;
-    }
-}
+/* Counts of a histogram as bars: one per bin, and one bin-wide bar on each side for the values below
+ * and above the range, when there are any, so that nothing counted is out of sight (a bug's huge
+ * errors above, a compensated sum's tiny ones below). */
+typedef struct hist_bars {
+  int n;
+  double x0[C1D_HIST_MAX_BINS + 2], x1[C1D_HIST_MAX_BINS + 2], count[C1D_HIST_MAX_BINS + 2];
+} hist_bars;
 
-/* The bars of a histogram as percent of all outputs, one per bin, and one more past the last edge for
- * the values above the range, so that a bug's huge errors stay visible. Returns the number of bars;
- * *top receives the tallest. */
-static int hist_bars(const c1d_log_hist *h, double *x0, double *x1, double *pc, double *top) {
-  const double total = (double)c1d_log_hist_total(h);
-  const int bars = h->bins + (h->above ? 1 : 0);
-  *top = 0.0;
-  for (int i = 0; i < bars; i++) {
-    x0[i] = c1d_log_hist_edge(h, i);
-    x1[i] = c1d_log_hist_edge(h, i + 1);
-    pc[i] = total > 0 ? 100.0 * (double)(i < h->bins ? h->counts[i] : h->above) / total : 0.0;
-    if (pc[i] > *top) *top = pc[i];
+static void bars_of(const c1d_log_hist *h, hist_bars *b) {
+  b->n = 0;
+  for (int i = h->below ? -1 : 0; i < h->bins + (h->above ? 1 : 0); i++, b->n++) {
+    b->x0[b->n] = c1d_log_hist_edge(h, i);
+    b->x1[b->n] = c1d_log_hist_edge(h, i + 1);
+    b->count[b->n] = (double)(i < 0 ? h->below : i < h->bins ? h->counts[i] : h->above);
   }
-  return bars;
 }
 
-/* "exact: 12% of outputs; below the range: 3" for what the bars cannot show. */
+/* The edges of the first and last non-empty bars, widened into [*lo, *hi]. */
+static void widen_to_counts(const c1d_log_hist *h, double *lo, double *hi) {
+  hist_bars b;
+  bars_of(h, &b);
+  for (int i = 0; i < b.n; i++)
+    if (b.count[i] > 0) {
+      if (b.x0[i] < *lo) *lo = b.x0[i];
+      if (b.x1[i] > *hi) *hi = b.x1[i];
+    }
+}
+
+/* The bars as percent of all outputs (zeros and non-finite included); returns the tallest. */
+static double hist_percent(const c1d_log_hist *h, hist_bars *b) {
+  const double total = (double)c1d_log_hist_total(h);
+  double top = 0.0;
+  bars_of(h, b);
+  for (int i = 0; i < b->n; i++) {
+    b->count[i] = total > 0 ? 100.0 * b->count[i] / total : 0.0;
+    if (b->count[i] > top) top = b->count[i];
+  }
+  return top;
+}
+
+/* What the bars cannot show, and which bars count what lies outside the range. */
 static void hist_caption(FILE *f, const c1d_log_hist *h, const char *what) {
   const double total = (double)c1d_log_hist_total(h);
   fprintf(f, "<figcaption>%s", what);
   if (h->zero) fprintf(f, " Exactly zero: %.3g%% of outputs.", 100.0 * (double)h->zero / total);
-  if (h->below) fprintf(f, " Below the range: %lld.", (long long)h->below);
+  if (h->below) fprintf(f, " The first bar counts the %lld below the range.", (long long)h->below);
   if (h->above) fprintf(f, " The last bar counts the %lld above the range.", (long long)h->above);
   if (h->nonfinite) fprintf(f, " Not finite: %lld.", (long long)h->nonfinite);
   fputs("</figcaption></figure>\n", f);
 }
 
 static void plot_abs_hist(FILE *f, const row_view *v, double lo, double hi, double atol) {
-  double x0[C1D_HIST_MAX_BINS + 1], x1[C1D_HIST_MAX_BINS + 1], pc[C1D_HIST_MAX_BINS + 1], top;
-  const int bars = hist_bars(&v->abs, x0, x1, pc, &top);
+  hist_bars b;
+  const double top = hist_percent(&v->abs, &b);
   c1d_svg_plot p;
   fputs("<figure>", f);
   c1d_svg_begin(&p, f, PLOT_W, PLOT_H, "|error| distribution",
                 (c1d_svg_axis){C1D_SVG_LOG, lo, hi, "|y \xe2\x88\x92 ref|", NULL, 0},
                 (c1d_svg_axis){C1D_SVG_LINEAR, 0.0, top > 0 ? top * 1.1 : 1.0, "% of outputs", NULL, 0});
   c1d_svg_vline(&p, atol, "mk2", "atol");
-  c1d_svg_bars(&p, bars, x0, x1, pc, "bar");
+  c1d_svg_bars(&p, b.n, b.x0, b.x1, b.count, "bar");
   if (top == 0.0) c1d_svg_note(&p, v->abs.zero ? "every output is exact" : "no error in the range");
   c1d_svg_end(&p);
   hist_caption(f, &v->abs, "Bars: share of the outputs per quarter decade of |error|.");
 }
 
 static void plot_ratio_hist(FILE *f, const row_view *v, const c1d_run_results *r) {
-  double x0[C1D_HIST_MAX_BINS + 1], x1[C1D_HIST_MAX_BINS + 1], pc[C1D_HIST_MAX_BINS + 1], top;
-  double within[C1D_HIST_MAX_BINS + 1], beyond[C1D_HIST_MAX_BINS + 1];
+  double within[C1D_HIST_MAX_BINS + 2], beyond[C1D_HIST_MAX_BINS + 2];
   const c1d_log_hist *h = &v->ratio;
-  const int bars = hist_bars(h, x0, x1, pc, &top);
-  for (int i = 0; i < bars; i++) {
-    within[i] = x1[i] <= 1.0 + 1e-12 ? pc[i] : 0.0;
-    beyond[i] = x1[i] <= 1.0 + 1e-12 ? 0.0 : pc[i];
+  hist_bars b;
+  const double top = hist_percent(h, &b);
+  for (int i = 0; i < b.n; i++) {
+    within[i] = b.x1[i] <= 1.0 + 1e-12 ? b.count[i] : 0.0;
+    beyond[i] = b.x1[i] <= 1.0 + 1e-12 ? 0.0 : b.count[i];
   }
   const int64_t n = r->shape.C * r->shape.K + 1;
   const double prob = c1d_bound_prob(n, 1.0, C1D_U_FP32, r->lambda) / c1d_bound_det(n, 1.0, C1D_U_FP32);
@@ -379,8 +388,8 @@ static void plot_ratio_hist(FILE *f, const row_view *v, const c1d_run_results *r
                 (c1d_svg_axis){C1D_SVG_LINEAR, 0.0, top > 0 ? top * 1.1 : 1.0, "% of outputs", NULL, 0});
   c1d_svg_vline(&p, 1.0, "mk", "deterministic");
   c1d_svg_vline(&p, prob, "mk2", "probabilistic");
-  c1d_svg_bars(&p, bars, x0, x1, within, "bar");
-  c1d_svg_bars(&p, bars, x0, x1, beyond, "bar-beyond");
+  c1d_svg_bars(&p, b.n, b.x0, b.x1, within, "bar");
+  c1d_svg_bars(&p, b.n, b.x0, b.x1, beyond, "bar-beyond");
   if (top == 0.0) c1d_svg_note(&p, h->zero ? "every output is exact" : "no error in the range");
   c1d_svg_end(&p);
   hist_caption(f, h, "Red bars lie beyond the deterministic bound: not rounding in float32.");
@@ -388,9 +397,10 @@ static void plot_ratio_hist(FILE *f, const row_view *v, const c1d_run_results *r
 
 // --- profiles ------------------------------------------------------------------------------------
 
-/* Mean and max |error| per bin of an axis of `length` positions (t or o). */
+/* Mean and max |error| per bin of an axis of `length` indices (t or o); `over` completes the caption
+ * "each point: the outputs at <width> <over>". */
 static void plot_profile(FILE *f, const c1d_profile *pr, int64_t length, double width, const char *title,
-                         const char *axis, double marker, const char *marker_label) {
+                         const char *axis, const char *over, double marker, const char *marker_label) {
   double x[C1D_PROFILE_BINS], lo = INFINITY, hi = 0.0;
   const int bins = pr->bins < C1D_PROFILE_BINS ? pr->bins : C1D_PROFILE_BINS;
   for (int i = 0; i < bins; i++) {
@@ -414,8 +424,8 @@ static void plot_profile(FILE *f, const c1d_profile *pr, int64_t length, double 
   else if (hi == 0.0)
     c1d_svg_note(&p, "every output is exact");
   c1d_svg_end(&p);
-  fprintf(f, "<figcaption>Mean and max of |error| over %lld %s per point.</figcaption></figure>\n",
-          (long long)pr->width, pr->width == 1 ? "position" : "positions");
+  fprintf(f, "<figcaption>Mean and max of |error|; each point: the outputs at %lld %s.</figcaption></figure>\n",
+          (long long)pr->width, over);
 }
 
 // --- the TF32 panel ------------------------------------------------------------------------------
@@ -424,10 +434,9 @@ static void tf32_distributions(FILE *f, const c1d_run_results *r, double lo, dou
   double top = 0.0;
   for (int i = 0; i < r->n_impls; i++) {
     row_view v;
-    double x0[C1D_HIST_MAX_BINS + 1], x1[C1D_HIST_MAX_BINS + 1], pc[C1D_HIST_MAX_BINS + 1], t = 0.0;
+    hist_bars b;
     view_row(&r->impls[i], &v);
-    if (v.worst) hist_bars(&v.abs, x0, x1, pc, &t);
-    if (t > top) top = t;
+    if (v.worst) top = fmax(top, hist_percent(&v.abs, &b));
   }
   c1d_svg_plot p;
   fputs("<figure>", f);
@@ -436,13 +445,13 @@ static void tf32_distributions(FILE *f, const c1d_run_results *r, double lo, dou
                 (c1d_svg_axis){C1D_SVG_LINEAR, 0.0, top > 0 ? top * 1.1 : 1.0, "% of outputs", NULL, 0});
   for (int i = 0; i < r->n_impls; i++) {
     row_view v;
-    double x0[C1D_HIST_MAX_BINS + 1], x1[C1D_HIST_MAX_BINS + 1], pc[C1D_HIST_MAX_BINS + 1];
-    double mid[C1D_HIST_MAX_BINS + 1], top_row;
+    hist_bars b;
+    double mid[C1D_HIST_MAX_BINS + 2];
     view_row(&r->impls[i], &v);
     if (!v.worst) continue;
-    const int bars = hist_bars(&v.abs, x0, x1, pc, &top_row);
-    for (int b = 0; b < bars; b++) mid[b] = sqrt(x0[b] * x1[b]);
-    c1d_svg_line(&p, bars, mid, pc, is_tf32_row(&v) ? "tf32" : "fp32");
+    hist_percent(&v.abs, &b);
+    for (int k = 0; k < b.n; k++) mid[k] = sqrt(b.x0[k] * b.x1[k]);
+    c1d_svg_line(&p, b.n, mid, b.count, is_tf32_row(&v) ? "tf32" : "fp32");
   }
   static const char *const cls[2] = {"tf32", "fp32"}, *const keys[2] = {"TF32 rows", "FP32 and other rows"};
   c1d_svg_legend(&p, 2, cls, keys);
@@ -631,8 +640,10 @@ static void impl_section(FILE *f, const c1d_run_results *r, int index, double lo
   fputs("<div class=\"plots\">", f);
   plot_abs_hist(f, v, lo, hi, r->atol);
   plot_ratio_hist(f, v, r);
-  plot_profile(f, &v->o, r->shape.O, PLOT_W, "error by output channel o", "output channel o", 0.0, NULL);
+  plot_profile(f, &v->o, r->shape.O, PLOT_W, "error by output channel o", "output channel o",
+               v->o.width == 1 ? "output channel o (every n, t)" : "consecutive channels o (every n, t)", 0.0, NULL);
   plot_profile(f, &v->t, r->shape.L, WIDE_W, "error along the position t", "position t",
+               v->t.width == 1 ? "position t (every n, o)" : "consecutive positions t (every n, o)",
                (double)c1d_pad(&r->shape), "end of causal padding");
   fputs("</div>\n", f);
 }
