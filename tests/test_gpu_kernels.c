@@ -2,7 +2,8 @@
  * gpu_tap_partial, gpu_kahan, gpu_tiled_smem) equals its CPU twin bit for bit on random inputs over a
  * table of awkward shapes, writes every element (its output is NaN-poisoned first), and gives the same
  * bits on a second run (a race would show here). gpu_oracle_f64, on both of its paths, agrees with the
- * CPU oracle within 1e-13*m for y and m; on integer inputs every kernel equals the oracle exactly.
+ * CPU oracle within 1e-13*m for y, and for m within the CPU oracle's own bound on m (float32 chunks);
+ * on integer inputs every kernel equals the oracle exactly.
  * GPU tests skip without a device; the "no device" test runs only without one. Run with --jobs 1. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -272,8 +273,9 @@ ParameterizedTest(const c1d_shape *s, gpu_oracle_f64, agrees_with_the_cpu_oracle
     snprintf(what, sizeof what, "y on the %s path", c1d_gpu_oracle_path_name(paths[p]));
     gpu_oracle_on(paths[p], s, &d, got, got_m);
     assert_within(what, s, got, want, want_m, 1e-13);
+    /* The CPU oracle sums m in float32 chunks (reference/oracle.h): it is exact to its own bound. */
     snprintf(what, sizeof what, "m on the %s path", c1d_gpu_oracle_path_name(paths[p]));
-    assert_within(what, s, got_m, want_m, want_m, 1e-13);
+    assert_within(what, s, got_m, want_m, want_m, c1d_oracle_mag_rel_bound(s) + 1e-13);
   }
   /* The descriptor writes the float32 rounding of the oracle's own y, on every run. */
   double *y64 = NULL;
