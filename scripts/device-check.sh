@@ -71,8 +71,8 @@ run "convlab run --html" 150 "$out/run.txt" "$convlab" run --repeats 10 --html -
 cat "$out/run.txt"
 
 # 4. sanitizers
-for tool in memcheck racecheck initcheck synccheck; do
-  for driver in gpu_driver fast_driver; do
+for driver in fast_driver gpu_driver; do
+  for tool in memcheck racecheck initcheck synccheck; do
     run "$tool $driver" 90 "$out/sanitize-$tool-$driver.txt" \
       compute-sanitizer --tool "$tool" --error-exitcode 9 "$build/gpu/$driver" sanitize
     grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-$tool-$driver.txt" | tail -1
