@@ -278,7 +278,7 @@ static void comparisons_table(FILE *f, const c1d_run_results *r) {
   if (r->n_comparisons == 0) return;
   fputs("<h2>Comparisons</h2>\n<p class=\"dim\">A against B's output promoted to double; bounds use "
         "2u.</p>\n<table><tr><th class=\"l\">A</th><th class=\"l\">B</th><th>trial</th><th>rel L2</th>"
-        "<th>max |err|</th><th>fail allclose</th><th class=\"l\">error</th></tr>\n", f);
+        "<th>max |err|</th><th>fail allclose</th><th class=\"l\">why</th></tr>\n", f);
   for (int i = 0; i < r->n_comparisons; i++)
     for (int j = 0; j < r->comparisons[i].n_trials; j++) {
       const c1d_trial_result *t = &r->comparisons[i].trials[j];
@@ -294,7 +294,8 @@ static void comparisons_table(FILE *f, const c1d_run_results *r) {
       fputs("</td><td>", f);
       pct(f, ok ? t->metrics.fail_default : 0, ok ? t->metrics.count : 0);
       fputs("</td><td class=\"l why\">", f);
-      c1d_svg_escape(f, ok ? "" : t->error);
+      /* Which side carries the difference (the runner's attribution), or why there is no comparison. */
+      c1d_svg_escape(f, !ok ? t->error : t->explained ? t->explanation.reason : "");
       fputs("</td></tr>\n", f);
     }
   fputs("</table>\n", f);

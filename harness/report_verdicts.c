@@ -30,6 +30,8 @@ const c1d_trial_result *c1d_worst_verdict(const c1d_trial_result *trials, int n,
 
 double c1d_tf32_prediction(const c1d_impl_result *ir, const c1d_trial_result *t) {
   if (!t->explained || !t->explanation.models[C1D_MODEL_TF32_RNA].available) return NAN;
+  /* 3xTF32 uses TF32 instructions but not TF32's accuracy: its model is split_3xtf32, not this one. */
+  if (ir->impl && ir->impl->precision == C1D_PREC_3XTF32) return NAN;
   const int claims_tf32 = ir->impl && (ir->impl->precision == C1D_PREC_TF32 ||
                                        ir->impl->precision == C1D_PREC_TF32_ALLOWED);
   if (!claims_tf32 && t->used_tf32 != 1 && t->explanation.verdict != C1D_VERDICT_TF32_INPUTS)
