@@ -141,15 +141,6 @@ static c1d_status print_json(const c1d_explanation *e, const c1d_metrics *m, con
   return C1D_OK;
 }
 
-/* Refuses before reading the data when the run would not fit in host memory. */
-static c1d_status check_memory(const c1d_run_config *cfg) {
-  double need = c1d_run_host_bytes(cfg), have = c1d_physical_memory();
-  if (have > 0.0 && need > have)
-    return c1d_fail(C1D_ERR_NO_MEMORY, "these files need about %.1f GiB of host memory; the machine "
-                    "has %.1f GiB", need / 1073741824.0, have / 1073741824.0);
-  return C1D_OK;
-}
-
 int c1d_cmd_explain(int argc, char **argv) {
   explain_args a = {.D = 1, .lambda = 6.0};
   c1d_option opts[N_OPTS];
@@ -188,7 +179,7 @@ int c1d_cmd_explain(int argc, char **argv) {
   cfg.candidates = &cand;
   cfg.n_candidates = 1;
   if ((st = c1d_input_files_shape(&a.files, a.D, &cfg.shape)) != C1D_OK ||
-      (st = check_memory(&cfg)) != C1D_OK ||
+      (st = c1d_run_check_memory(&cfg, "these files")) != C1D_OK ||
       (st = c1d_input_files_load(&a.files, &cfg.shape, &tensors)) != C1D_OK) {
     code = c1d_cmd_error("explain", st);
     goto done;

@@ -247,10 +247,7 @@ static c1d_status load_files(const run_args *a, const c1d_option *opts, run_plan
   c1d_status st = c1d_input_files_shape(&a->files, a->D, &p->cfg.shape);
   if (st != C1D_OK) return st;
   if ((st = check_flags_against_files(a, opts, &p->cfg.shape)) != C1D_OK) return st;
-  double need = c1d_run_host_bytes(&p->cfg), have = c1d_physical_memory();
-  if (have > 0.0 && need > have)
-    return c1d_fail(C1D_ERR_NO_MEMORY, "these files need about %.1f GiB of host memory; the machine "
-                    "has %.1f GiB", need / 1073741824.0, have / 1073741824.0);
+  if ((st = c1d_run_check_memory(&p->cfg, "these files")) != C1D_OK) return st;
   if ((st = c1d_input_files_load(&a->files, &p->cfg.shape, &p->tensors)) != C1D_OK) return st;
   note_rounding(a->files.x, &p->tensors.cx);
   note_rounding(a->files.w, &p->tensors.cw);

@@ -163,6 +163,10 @@ typedef struct c1d_output_view {
  * buffers), for a check against physical memory before anything is allocated. */
 double c1d_run_host_bytes(const c1d_run_config *cfg);
 
+/* C1D_ERR_NO_MEMORY ("<what> needs about X GiB of host memory; the machine has Y GiB") when the run
+ * would not fit in physical memory; for checks made before reading large files. */
+c1d_status c1d_run_check_memory(const c1d_run_config *cfg, const char *what);
+
 /* Physical memory of this machine in bytes (sysconf), or 0 if unknown. */
 double c1d_physical_memory(void);
 

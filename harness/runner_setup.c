@@ -117,11 +117,14 @@ c1d_status c1d_run_check(const c1d_run_config *cfg) {
     const char *why = c1d_gpu_why_unavailable();
     if (why) return c1d_fail(C1D_ERR_NO_DEVICE, "the GPU oracle cannot run: %s", why);
   }
+  return c1d_run_check_memory(cfg, "this run");
+}
+
+c1d_status c1d_run_check_memory(const c1d_run_config *cfg, const char *what) {
   double need = c1d_run_host_bytes(cfg), have = c1d_physical_memory();
   if (have > 0.0 && need > have)
-    return c1d_fail(C1D_ERR_NO_MEMORY,
-                    "this run needs about %.1f GiB of host memory; the machine has %.1f GiB",
-                    need / 1073741824.0, have / 1073741824.0);
+    return c1d_fail(C1D_ERR_NO_MEMORY, "%s needs about %.1f GiB of host memory; the machine has %.1f GiB",
+                    what, need / 1073741824.0, have / 1073741824.0);
   return C1D_OK;
 }
 
