@@ -6,37 +6,24 @@
 #include <criterion/parameterized.h>
 #include <cjson/cJSON.h>
 #include <dirent.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness/execute.h"
 #include "harness/npy.h"
 #include "harness/registry.h"
+#include "tests/support/process.h"
 
-#define CONVLAB C1D_BINARY_DIR "/harness/convlab"
 #define MAX_ARGS 16
-
-extern char **environ;
 
 // --- running the binary ------------------------------------------------------------------------
 
 static char dir[64];
 
-static void make_dir(void) {
-  snprintf(dir, sizeof dir, "/tmp/c1d_cli_XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
-}
-
-static void remove_dir(void) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  if (system(cmd) != 0) cr_log_warn("could not remove %s", dir);
-}
+static void make_dir(void) { c1d_test_make_dir(dir, "c1d_cli"); }
+static void remove_dir(void) { c1d_test_remove_dir(dir); }
 
 TestSuite(cli, .init = make_dir, .fini = remove_dir, .timeout = 120);
 
@@ -45,11 +32,10 @@ typedef struct outcome {
   char out[65536], err[4096];
 } outcome;
 
-static void slurp(const char *path, char *buf, size_t size) {
-  FILE *f = fopen(path, "rb");
-  size_t n = f ? fread(buf, 1, size - 1, f) : 0;
-  buf[n] = '\0';
-  if (f) fclose(f);
+static void slurp_into(const char *path, char *buf, size_t size) {
+  char *text = c1d_test_slurp(path, NULL);
+  snprintf(buf, size, "%s", text ? text : "");
+  free(text);
 }
 
 /* Runs convlab with args (NULL-terminated), stdout and stderr captured to files; stdin is /dev/null. */
@@ -57,27 +43,17 @@ static void run_convlab(const char *const *args, outcome *o) {
   char out_path[128], err_path[128];
   snprintf(out_path, sizeof out_path, "%s/stdout", dir);
   snprintf(err_path, sizeof err_path, "%s/stderr", dir);
-  char *argv[MAX_ARGS + 2] = {(char *)CONVLAB};
+  const char *argv[MAX_ARGS + 2] = {C1D_TEST_CONVLAB};
   int n = 0;
   while (args[n] && n < MAX_ARGS) {
-    argv[n + 1] = (char *)args[n];
+    argv[n + 1] = args[n];
     n++;
   }
   argv[n + 1] = NULL;
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid;
-  int status = 0;
-  cr_assert_eq(posix_spawn(&pid, CONVLAB, &fa, NULL, argv, environ), 0, "cannot run %s", CONVLAB);
-  posix_spawn_file_actions_destroy(&fa);
-  cr_assert_eq(waitpid(pid, &status, 0), pid);
-  cr_assert(WIFEXITED(status), "convlab died from a signal");
-  o->code = WEXITSTATUS(status);
-  slurp(out_path, o->out, sizeof o->out);
-  slurp(err_path, o->err, sizeof o->err);
+  o->code = c1d_test_spawn(argv, out_path, err_path);
+  cr_assert_geq(o->code, 0, "convlab died from a signal");
+  slurp_into(out_path, o->out, sizeof o->out);
+  slurp_into(err_path, o->err, sizeof o->err);
   unlink(out_path);
   unlink(err_path);
 }

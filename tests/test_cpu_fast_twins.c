@@ -15,6 +15,7 @@
 #include "numerics/arith.h"
 #include "numerics/bounds.h"
 #include "reference/oracle.h"
+#include "tests/support/cases.h"
 
 extern const c1d_impl c1d_cpu_naive, c1d_cpu_kahan_blocked, c1d_cpu_split_3xtf32,
     c1d_cpu_split_3xtf32_slab, c1d_cpu_split_3xtf32_plain;
@@ -32,41 +33,6 @@ static const c1d_shape shapes[] = {
     {1, 256, 4, 96, 4, 1, 0}, {1, 19, 6, 300, 8, 1, 1}, {1, 5, 3, 700, 3, 150, 1},
 };
 enum { N_SHAPES = sizeof shapes / sizeof shapes[0] };
-
-typedef struct case_data {
-  float *x, *w, *b, *y;
-  double *ref, *mag;
-} case_data;
-
-static case_data make_case(const c1d_shape *s, c1d_dist dist, uint64_t seed) {
-  case_data d;
-  d.x = malloc((size_t)c1d_x_count(s) * sizeof(float));
-  d.w = malloc((size_t)c1d_w_count(s) * sizeof(float));
-  d.b = s->bias ? malloc((size_t)s->O * sizeof(float)) : NULL;
-  d.y = malloc((size_t)c1d_y_count(s) * sizeof(float));
-  d.ref = malloc((size_t)c1d_y_count(s) * sizeof(double));
-  d.mag = malloc((size_t)c1d_y_count(s) * sizeof(double));
-  cr_assert(d.x && d.w && d.y && d.ref && d.mag && (d.b || !s->bias));
-  c1d_generate(s, dist, seed, d.x, d.w, d.b);
-  cr_assert_eq(c1d_oracle_f64(s, d.x, d.w, d.b, d.ref, d.mag, NULL, NULL), C1D_OK);
-  return d;
-}
-
-static void free_case(case_data *d) {
-  free(d->x);
-  free(d->w);
-  free(d->b);
-  free(d->y);
-  free(d->ref);
-  free(d->mag);
-}
-
-static void run_impl(const c1d_impl *impl, const c1d_shape *s, case_data *d) {
-  for (int64_t i = 0; i < c1d_y_count(s); i++) d->y[i] = NAN; /* poison */
-  c1d_exec ex;
-  memset(&ex, 0, sizeof ex);
-  cr_assert_eq(impl->run(s, d->x, d->w, d->b, d->y, &ex), C1D_OK, "%s failed", impl->name);
-}
 
 static double rel_l2(const c1d_shape *s, const case_data *d) {
   double err = 0, norm = 0;

@@ -5,38 +5,28 @@
  * The executed notebooks stay in the build directory (tests/notebooks/) for a person to read. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness/inputs.h"
 #include "harness/npy.h"
+#include "tests/support/process.h"
 
-#define CONVLAB C1D_BINARY_DIR "/harness/convlab"
 #define PYTHON "/usr/bin/python3"
 #define KEEP_DIR C1D_BINARY_DIR "/tests/notebooks"
-
-extern char **environ;
 
 static char dir[64];
 
 static void make_dir(void) {
-  snprintf(dir, sizeof dir, "/tmp/c1d_nb_XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
+  c1d_test_make_dir(dir, "c1d_nb");
   mkdir(C1D_BINARY_DIR "/tests", 0777);
   mkdir(KEEP_DIR, 0777);
 }
 
-static void remove_dir(void) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  if (system(cmd) != 0) cr_log_warn("could not remove %s", dir);
-}
+static void remove_dir(void) { c1d_test_remove_dir(dir); }
 
 TestSuite(notebooks, .init = make_dir, .fini = remove_dir, .timeout = 300);
 
@@ -44,30 +34,7 @@ TestSuite(notebooks, .init = make_dir, .fini = remove_dir, .timeout = 300);
 static int spawn(const char *const *argv) {
   char log[128];
   snprintf(log, sizeof log, "%s/log", dir);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  pid_t pid;
-  int status = 0;
-  cr_assert_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ), 0, "cannot run %s", argv[0]);
-  posix_spawn_file_actions_destroy(&fa);
-  cr_assert_eq(waitpid(pid, &status, 0), pid);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *s = malloc((size_t)n + 1);
-  if (s && fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
-  if (s) s[n] = '\0';
-  fclose(f);
-  return s;
+  return c1d_test_spawn(argv, log, NULL);
 }
 
 /* The last part of the log, for a failure message (static buffer). */
@@ -75,7 +42,7 @@ static const char *log_tail(void) {
   static char tail[3000];
   char path[128];
   snprintf(path, sizeof path, "%s/log", dir);
-  char *log = slurp(path);
+  char *log = c1d_test_slurp(path, NULL);
   const size_t n = log ? strlen(log) : 0;
   snprintf(tail, sizeof tail, "%s", log ? log + (n > 2900 ? n - 2900 : 0) : "(no log)");
   free(log);
@@ -123,11 +90,11 @@ static void make_reports(char *report, size_t size) {
   free(b);
   snprintf(report, size, "%s/report", dir);
   snprintf(outputs, sizeof outputs, "%s/outputs", report);
-  const char *run[] = {CONVLAB, "run", "--x", xp, "--w", wp, "--b", bp, "--dilation", "2", "--bias",
+  const char *run[] = {C1D_TEST_CONVLAB, "run", "--x", xp, "--w", wp, "--b", bp, "--dilation", "2", "--bias",
                        "--impl", "naive,tap_partial,kahan,tf32_inputs", "--out", report, "--html",
                        "--save-outputs", outputs, NULL};
   cr_assert_eq(spawn(run), 0, "convlab run: %s", log_tail());
-  const char *sweep[] = {CONVLAB, "sweep", "--impl", "naive,kahan,tf32_inputs", "--trials", "2", "--n-max", "1024",
+  const char *sweep[] = {C1D_TEST_CONVLAB, "sweep", "--impl", "naive,kahan,tf32_inputs", "--trials", "2", "--n-max", "1024",
                          "--cout", "8", "--length", "64", "--k-cin", "4", "--k-max", "16", "--out", report, NULL};
   cr_assert_eq(spawn(sweep), 0, "convlab sweep: %s", log_tail());
 }
@@ -163,7 +130,7 @@ ParameterizedTest(notebook *nb, notebooks, executes_without_errors_on_fresh_repo
                         "--output-dir", KEEP_DIR, source, NULL};
   const int code = spawn(argv);
   cr_assert_eq(code, 0, "nbconvert --execute %s exited with %d:\n%s", nb->name, code, log_tail());
-  char *text = slurp(executed);
+  char *text = c1d_test_slurp(executed, NULL);
   cr_assert_not_null(text, "no executed notebook at %s", executed);
   cr_expect_eq(count(text, "\"output_type\": \"error\""), 0, "%s has an error output", nb->name);
   cr_expect_geq(count(text, "\"image/png\""), nb->figures, "%s drew %d figures", nb->name, count(text, "\"image/png\""));
@@ -178,7 +145,7 @@ ParameterizedTestParameters(notebooks, are_committed_with_outputs_cleared) {
 ParameterizedTest(notebook *nb, notebooks, are_committed_with_outputs_cleared) {
   char source[256];
   snprintf(source, sizeof source, C1D_SOURCE_DIR "/notebooks/%s.ipynb", nb->name);
-  char *text = slurp(source);
+  char *text = c1d_test_slurp(source, NULL);
   cr_assert_not_null(text, "no notebook at %s", source);
   cr_expect_eq(count(text, "\"outputs\": []"), count(text, "\"cell_type\": \"code\""), "%s has outputs", nb->name);
   cr_expect_eq(count(text, "\"execution_count\": null"), count(text, "\"cell_type\": \"code\""),

@@ -6,78 +6,38 @@
  * (tests/report_html/) for a person to look at. The small svg.h plotter is checked first. */
 #include <criterion/criterion.h>
 #include <ctype.h>
-#include <fcntl.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness/registry.h"
 #include "harness/report_html.h"
 #include "harness/svg.h"
+#include "tests/support/process.h"
 #include "tests/zoo/zoo.h"
 
-#define CONVLAB C1D_BINARY_DIR "/harness/convlab"
 #define CHROMIUM "/usr/bin/chromium"
 #define KEEP_DIR C1D_BINARY_DIR "/tests/report_html"
 #define WINDOW_W 1400
 #define WINDOW_H 3000
-
-extern char **environ;
 
 // --- plumbing ------------------------------------------------------------------------------------
 
 static char tmp[64];
 
 static void make_dirs(void) {
-  snprintf(tmp, sizeof tmp, "/tmp/c1d_html_XXXXXX");
-  cr_assert_not_null(mkdtemp(tmp));
+  c1d_test_make_dir(tmp, "c1d_html");
   mkdir(C1D_BINARY_DIR "/tests", 0777);
   mkdir(KEEP_DIR, 0777);
 }
 
-static void remove_tmp(void) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-  if (system(cmd) != 0) cr_log_warn("could not remove %s", tmp);
-}
+static void remove_tmp(void) { c1d_test_remove_dir(tmp); }
 
 TestSuite(report_html, .init = make_dirs, .fini = remove_tmp, .timeout = 240);
 TestSuite(svg);
-
-/* Runs argv (NULL-terminated) with stdout and stderr to files; the exit code, or -1 on a signal. */
-static int spawn(const char *const *argv, const char *out_path, const char *err_path) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid;
-  int status = 0;
-  cr_assert_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ), 0, "cannot run %s", argv[0]);
-  posix_spawn_file_actions_destroy(&fa);
-  cr_assert_eq(waitpid(pid, &status, 0), pid);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-/* The whole file as a string (caller frees), or NULL. */
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *s = malloc((size_t)n + 1);
-  if (s && fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
-  if (s) s[n] = '\0';
-  fclose(f);
-  if (len) *len = (size_t)n;
-  return s;
-}
 
 static void need_chromium(void) {
   if (access(CHROMIUM, X_OK) != 0)
@@ -109,11 +69,11 @@ static void render(const char *html, const char *png, rendering *r) {
                           "--disable-background-networking", "--disable-component-update", "--disable-sync",
                           profile, "--enable-logging=stderr", "--v=0", size,
                           pass == 0 ? "--dump-dom" : shot, url, NULL};
-    const int code = spawn(argv, pass == 0 ? out : "/dev/null", pass == 0 ? err1 : err2);
+    const int code = c1d_test_spawn(argv, pass == 0 ? out : "/dev/null", pass == 0 ? err1 : err2);
     cr_assert_eq(code, 0, "chromium exited with %d on %s", code, url);
   }
-  char *log1 = slurp(err1, NULL), *log2 = slurp(err2, NULL);
-  r->dom = slurp(out, NULL);
+  char *log1 = c1d_test_slurp(err1, NULL), *log2 = c1d_test_slurp(err2, NULL);
+  r->dom = c1d_test_slurp(out, NULL);
   cr_assert(log1 && log2 && r->dom);
   r->log = malloc(strlen(log1) + strlen(log2) + 1);
   cr_assert_not_null(r->log);
@@ -213,7 +173,7 @@ static uint32_t be32(const unsigned char *p) {
 /* A PNG of the window's size whose image data is far larger than a blank page's (a few KB). */
 static void check_png(const char *path) {
   size_t len = 0;
-  unsigned char *png = (unsigned char *)slurp(path, &len);
+  unsigned char *png = (unsigned char *)c1d_test_slurp(path, &len);
   cr_assert_not_null(png, "no screenshot at %s", path);
   cr_assert_geq(len, 33u);
   cr_assert_eq(memcmp(png, "\x89PNG\r\n\x1a\n", 8), 0, "%s is not a PNG", path);
@@ -233,7 +193,7 @@ static void check_png(const char *path) {
 /* Loads html in Chromium, checks it, and keeps the screenshot as KEEP_DIR/<name>.png. */
 static void check_page(const char *html_path, const char *name, int expected_plots, rendering *r) {
   char png[256];
-  char *html = slurp(html_path, NULL);
+  char *html = c1d_test_slurp(html_path, NULL);
   cr_assert_not_null(html, "no page at %s", html_path);
   check_self_contained(html);
   free(html);
@@ -253,15 +213,15 @@ Test(report_html, loads_in_chromium_without_console_messages_and_draws_every_plo
   char out[128], err[128];
   snprintf(out, sizeof out, "%s/stdout", tmp);
   snprintf(err, sizeof err, "%s/stderr", tmp);
-  const char *argv[] = {CONVLAB, "run", "--batch", "2", "--cin", "16", "--cout", "12", "--length", "300",
+  const char *argv[] = {C1D_TEST_CONVLAB, "run", "--batch", "2", "--cin", "16", "--cout", "12", "--length", "300",
                         "--taps", "3", "--dilation", "2", "--bias", "--trials", "2",
                         "--impl", "naive,tap_partial,kahan,tf32_inputs", "--out", KEEP_DIR "/run", "--html", NULL};
-  const int code = spawn(argv, out, err);
-  char *log = slurp(err, NULL);
+  const int code = c1d_test_spawn(argv, out, err);
+  char *log = c1d_test_slurp(err, NULL);
   cr_assert_eq(code, 0, "convlab run --html exited with %d: %s", code, log ? log : "");
   free(log);
   size_t size = 0;
-  char *html = slurp(KEEP_DIR "/run/report.html", &size);
+  char *html = c1d_test_slurp(KEEP_DIR "/run/report.html", &size);
   cr_assert_not_null(html, "convlab wrote no report.html");
   cr_expect_leq(size, 150000u, "4 implementations should take well under 150 KB (got %zu)", size);
   static const char *const sections[] = {"id=\"impl-naive\"", "id=\"impl-tap_partial\"", "id=\"impl-kahan\"",
@@ -336,9 +296,9 @@ Test(report_html, html_without_out_is_a_usage_error) {
   char out[128], err[128];
   snprintf(out, sizeof out, "%s/stdout", tmp);
   snprintf(err, sizeof err, "%s/stderr", tmp);
-  const char *argv[] = {CONVLAB, "run", "--html", "--impl", "naive", NULL};
-  cr_expect_eq(spawn(argv, out, err), 2);
-  char *log = slurp(err, NULL);
+  const char *argv[] = {C1D_TEST_CONVLAB, "run", "--html", "--impl", "naive", NULL};
+  cr_expect_eq(c1d_test_spawn(argv, out, err), 2);
+  char *log = c1d_test_slurp(err, NULL);
   cr_expect(log && strstr(log, "--html needs --out"), "stderr: %s", log ? log : "");
   free(log);
 }

@@ -5,70 +5,36 @@
  * the CSV and equal to the ones the summary prints. Bad command lines write nothing. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
-#include <fcntl.h>
 #include <math.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#define CONVLAB C1D_BINARY_DIR "/harness/convlab"
+#include "tests/support/process.h"
+
 #define MAX_ROWS 512
 #define MAX_COLS 32
 
-extern char **environ;
-
 static char dir[64];
 
-static void make_dir(void) {
-  snprintf(dir, sizeof dir, "/tmp/c1d_sweep_XXXXXX");
-  cr_assert_not_null(mkdtemp(dir));
-}
-
-static void remove_dir(void) {
-  char cmd[128];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-  if (system(cmd) != 0) cr_log_warn("could not remove %s", dir);
-}
+static void make_dir(void) { c1d_test_make_dir(dir, "c1d_sweep"); }
+static void remove_dir(void) { c1d_test_remove_dir(dir); }
 
 TestSuite(sweep, .init = make_dir, .fini = remove_dir, .timeout = 120);
-
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *s = malloc((size_t)n + 1);
-  if (s && fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
-  if (s) s[n] = '\0';
-  fclose(f);
-  return s;
-}
 
 /* convlab with args (NULL-terminated); stdout and stderr into *out and *err (caller frees). */
 static int run_convlab(const char *const *args, char **out, char **err) {
   char out_path[128], err_path[128];
   snprintf(out_path, sizeof out_path, "%s/stdout", dir);
   snprintf(err_path, sizeof err_path, "%s/stderr", dir);
-  const char *argv[40] = {CONVLAB};
+  const char *argv[40] = {C1D_TEST_CONVLAB};
   for (int i = 0; args[i] && i < 38; i++) argv[i + 1] = args[i];
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid;
-  int status = 0;
-  cr_assert_eq(posix_spawn(&pid, CONVLAB, &fa, NULL, (char *const *)argv, environ), 0);
-  posix_spawn_file_actions_destroy(&fa);
-  cr_assert_eq(waitpid(pid, &status, 0), pid);
-  *out = slurp(out_path);
-  *err = slurp(err_path);
+  const int code = c1d_test_spawn(argv, out_path, err_path);
+  *out = c1d_test_slurp(out_path, NULL);
+  *err = c1d_test_slurp(err_path, NULL);
   cr_assert(*out && *err);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return code;
 }
 
 // --- the CSV -------------------------------------------------------------------------------------
@@ -171,7 +137,7 @@ Test(sweep, fits_one_half_for_the_naive_order_and_zero_for_tf32_inputs) {
   char *out, *err;
   const int code = run_convlab(args, &out, &err);
   cr_assert_eq(code, 0, "convlab sweep exited with %d: %s", code, err);
-  char *csv = slurp(csv_path), *txt = slurp(txt_path);
+  char *csv = c1d_test_slurp(csv_path, NULL), *txt = c1d_test_slurp(txt_path, NULL);
   cr_assert(csv && txt, "sweep.csv and sweep.txt under --out");
   cr_expect_str_eq(txt, out, "sweep.txt is the printed summary");
 

@@ -1,0 +1,55 @@
+/* Test plumbing for running programs; see process.h. */
+#include "tests/support/process.h"
+
+#include <criterion/criterion.h>
+#include <criterion/logging.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+extern char **environ;
+
+void c1d_test_make_dir(char *dir, const char *prefix) {
+  snprintf(dir, 64, "/tmp/%s_XXXXXX", prefix);
+  cr_assert_not_null(mkdtemp(dir), "cannot create a temporary directory");
+}
+
+void c1d_test_remove_dir(const char *dir) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+  if (system(cmd) != 0) cr_log_warn("could not remove %s", dir);
+}
+
+int c1d_test_spawn(const char *const *argv, const char *out_path, const char *err_path) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (err_path)
+    posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  else
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  pid_t pid;
+  int status = 0;
+  cr_assert_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ), 0, "cannot run %s",
+               argv[0]);
+  posix_spawn_file_actions_destroy(&fa);
+  cr_assert_eq(waitpid(pid, &status, 0), pid);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+char *c1d_test_slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *s = malloc((size_t)n + 1);
+  if (s && fread(s, 1, (size_t)n, f) != (size_t)n) n = 0;
+  if (s) s[n] = '\0';
+  fclose(f);
+  if (len) *len = (size_t)n;
+  return s;
+}

@@ -1,0 +1,26 @@
+/* Plumbing for the test suites that run programs (convlab, Chromium, nbconvert): a temporary directory
+ * per suite, a program spawned with its output in files, a file read whole. Failures of the plumbing
+ * itself are Criterion assertion failures. */
+#ifndef C1D_TEST_PROCESS_H
+#define C1D_TEST_PROCESS_H
+
+#include <stddef.h>
+
+/* The built convlab program. */
+#define C1D_TEST_CONVLAB C1D_BINARY_DIR "/harness/convlab"
+
+/* Creates /tmp/<prefix>_XXXXXX into dir (size >= 64). */
+void c1d_test_make_dir(char *dir, const char *prefix);
+
+/* Removes dir and everything under it (a warning if it cannot). */
+void c1d_test_remove_dir(const char *dir);
+
+/* Runs argv (NULL-terminated; argv[0] is the program's path) with stdin from /dev/null, stdout into
+ * out_path and stderr into err_path (NULL: into out_path too). Returns the exit status, or -1 when the
+ * program died from a signal. */
+int c1d_test_spawn(const char *const *argv, const char *out_path, const char *err_path);
+
+/* The whole file as a string (caller frees; *len the byte count when len is not NULL), or NULL. */
+char *c1d_test_slurp(const char *path, size_t *len);
+
+#endif
