@@ -11,10 +11,10 @@ purpose=${1:-run}
 #   libcriterion-dev         the unit tests (Criterion)
 #   python3-numpy            .npy interoperability tests and the notebooks
 #   python3-nbconvert, python3-ipykernel, python3-matplotlib   executing the notebooks in the tests
-#   chromium                 rendering the HTML report headless in the tests
+#   chromium, fonts-dejavu-core  rendering the HTML report headless in the tests (with a font for its text)
 packages=(cmake gcc g++ make libcjson-dev libopenblas-dev libcriterion-dev)
 if [ "$purpose" = test ]; then
-  packages+=(python3-numpy python3-nbconvert python3-ipykernel python3-matplotlib chromium)
+  packages+=(python3-numpy python3-nbconvert python3-ipykernel python3-matplotlib chromium fonts-dejavu-core)
 fi
 
 missing=()
