@@ -106,10 +106,7 @@ static c1d_status parse_args(int argc, char **argv, bench_opts *o, int *help) {
   o->ceiling_given = c1d_cli_find(opts, n_opts, "--ceiling-tflops")->seen;
   if (c1d_dist_parse(dist, &o->dist) != C1D_OK) return C1D_ERR_USAGE;
   o->seed = seed;
-  if (!strcmp(oracle, "auto")) o->oracle = C1D_ORACLE_AUTO;
-  else if (!strcmp(oracle, "cpu")) o->oracle = C1D_ORACLE_CPU;
-  else if (!strcmp(oracle, "gpu")) o->oracle = C1D_ORACLE_GPU;
-  else return c1d_fail(C1D_ERR_USAGE, "--oracle takes auto, cpu or gpu (got '%s')", oracle);
+  if ((st = c1d_oracle_parse(oracle, &o->oracle)) != C1D_OK) return st;
   o->out = out;
   o->save_inputs = save;
   o->quiet = quiet;

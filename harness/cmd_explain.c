@@ -15,6 +15,7 @@
 #include "harness/input_files.h"
 #include "harness/report.h"
 #include "harness/runner.h"
+#include "numerics/bounds.h"
 
 static const char usage[] = "convlab explain --x X.npy --w W.npy [--b B.npy] [--dilation D] --y Y.npy";
 static const char description[] =
@@ -142,7 +143,7 @@ static c1d_status print_json(const c1d_explanation *e, const c1d_metrics *m, con
 }
 
 int c1d_cmd_explain(int argc, char **argv) {
-  explain_args a = {.D = 1, .lambda = 6.0};
+  explain_args a = {.D = 1, .lambda = C1D_DEFAULT_LAMBDA};
   c1d_option opts[N_OPTS];
   c1d_input_tensors tensors;
   c1d_run_config cfg;
@@ -165,13 +166,8 @@ int c1d_cmd_explain(int argc, char **argv) {
     return c1d_cmd_error("explain", c1d_fail(C1D_ERR_USAGE, "--lambda must be positive (got %g)", a.lambda));
   c1d_run_config_default(&cfg);
   cfg.lambda = a.lambda;
-  if (a.oracle) {
-    if (strcmp(a.oracle, "cpu") == 0) cfg.oracle = C1D_ORACLE_CPU;
-    else if (strcmp(a.oracle, "gpu") == 0) cfg.oracle = C1D_ORACLE_GPU;
-    else if (strcmp(a.oracle, "auto") != 0)
-      return c1d_cmd_error("explain", c1d_fail(C1D_ERR_USAGE, "--oracle must be cpu, gpu or auto (got '%s')",
-                                               a.oracle));
-  }
+  if (a.oracle && (st = c1d_oracle_parse(a.oracle, &cfg.oracle)) != C1D_OK)
+    return c1d_cmd_error("explain", st);
   /* The candidate is scored by the runner like any row: same oracle, same metrics, same explainer. */
   snprintf(name, sizeof name, "file:%.100s", a.files.y);
   cand.name = name;

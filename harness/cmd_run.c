@@ -212,12 +212,7 @@ static c1d_status check_options(const run_args *a, const c1d_option *opts, run_p
   if (a->html && !a->out) return c1d_fail(C1D_ERR_USAGE, "--html needs --out DIR (the page is DIR/report.html)");
   if (a->lambda <= 0.0) return c1d_fail(C1D_ERR_USAGE, "--lambda must be positive (got %g)", a->lambda);
   if (a->dist && c1d_dist_parse(a->dist, &p->cfg.dist) != C1D_OK) return C1D_ERR_USAGE;
-  if (a->oracle) {
-    if (strcmp(a->oracle, "cpu") == 0) p->cfg.oracle = C1D_ORACLE_CPU;
-    else if (strcmp(a->oracle, "gpu") == 0) p->cfg.oracle = C1D_ORACLE_GPU;
-    else if (strcmp(a->oracle, "auto") == 0) p->cfg.oracle = C1D_ORACLE_AUTO;
-    else return c1d_fail(C1D_ERR_USAGE, "--oracle must be cpu, gpu or auto (got '%s')", a->oracle);
-  }
+  if (a->oracle && c1d_oracle_parse(a->oracle, &p->cfg.oracle) != C1D_OK) return C1D_ERR_USAGE;
   if (a->compare) {
     const char *comma = strchr(a->compare, ',');
     size_t la = comma ? (size_t)(comma - a->compare) : 0;

@@ -30,6 +30,9 @@ extern "C" {
 
 typedef enum c1d_oracle_choice { C1D_ORACLE_AUTO, C1D_ORACLE_CPU, C1D_ORACLE_GPU } c1d_oracle_choice;
 
+/* "cpu", "gpu" or "auto" into *out; C1D_ERR_USAGE ("--oracle must be cpu, gpu or auto (got 'x')"). */
+c1d_status c1d_oracle_parse(const char *text, c1d_oracle_choice *out);
+
 /* Defaults (c1d_run_config_default). */
 #define C1D_REPEATS_GPU 20
 #define C1D_REPEATS_CPU 3

@@ -12,6 +12,17 @@
 #include "harness/runner_internal.h"
 #include "numerics/bounds.h"
 
+c1d_status c1d_oracle_parse(const char *text, c1d_oracle_choice *out) {
+  static const struct { const char *name; c1d_oracle_choice choice; } names[] = {
+      {"auto", C1D_ORACLE_AUTO}, {"cpu", C1D_ORACLE_CPU}, {"gpu", C1D_ORACLE_GPU}};
+  for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (strcmp(text, names[i].name) == 0) {
+      *out = names[i].choice;
+      return C1D_OK;
+    }
+  return c1d_fail(C1D_ERR_USAGE, "--oracle must be cpu, gpu or auto (got '%s')", text);
+}
+
 void c1d_run_config_default(c1d_run_config *cfg) {
   memset(cfg, 0, sizeof *cfg);
   cfg->shape = c1d_headline_shape();
