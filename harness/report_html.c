@@ -50,6 +50,7 @@ static const char css[] =
 typedef struct row_view {
   const c1d_impl_result *ir;
   const c1d_trial_result *worst; /* the ok trial with the largest relative L2; NULL when none ran */
+  const c1d_trial_result *verdict; /* the trial with the most severe verdict (as the console shows) */
   int ok_trials;
   c1d_log_hist abs, ratio;       /* summed over the ok trials */
   c1d_profile t, o;              /* mean averaged and max maxed over the ok trials */
@@ -85,6 +86,8 @@ static void view_row(const c1d_impl_result *ir, row_view *v) {
     add_profile(&v->o, &t->err_o, v->ok_trials == 0);
     v->ok_trials++;
   }
+  int same = 0;
+  v->verdict = c1d_worst_verdict(ir->trials, ir->n_trials, &same);
   for (int i = 0; i < v->t.bins && v->ok_trials > 1; i++) v->t.mean[i] /= v->ok_trials;
   for (int i = 0; i < v->o.bins && v->ok_trials > 1; i++) v->o.mean[i] /= v->ok_trials;
 }
@@ -153,8 +156,8 @@ static void row_badge(FILE *f, const row_view *v) {
     badge(f, "v-grey", "skipped");
   else if (v->ir->state == C1D_RESULT_FAILED)
     badge(f, "v-bug", "failed");
-  else if (v->worst && v->worst->explained)
-    badge(f, verdict_class(v->worst->explanation.verdict), c1d_verdict_name(v->worst->explanation.verdict));
+  else if (v->verdict)
+    badge(f, verdict_class(v->verdict->explanation.verdict), c1d_verdict_name(v->verdict->explanation.verdict));
   else
     fputs("<span class=\"dim\">not explained</span>", f);
 }
@@ -164,7 +167,7 @@ static const char *row_reason(const row_view *v) {
   if (v->ir->state == C1D_RESULT_SKIPPED) return v->ir->skip_reason;
   for (int i = 0; i < v->ir->n_trials; i++)
     if (v->ir->trials[i].status != C1D_OK) return v->ir->trials[i].error;
-  return v->worst && v->worst->explained ? v->worst->explanation.reason : "";
+  return v->verdict ? v->verdict->explanation.reason : "";
 }
 
 /* "2 of 5 trials: bug-localized" when the trials disagree, else nothing. */
@@ -271,7 +274,7 @@ static void summary_table(FILE *f, const c1d_run_results *r) {
   fputs("</table>\n", f);
   if (r->trials > 1)
     fputs("<p class=\"dim\">With several trials each number is the worst trial's, and the verdict is the "
-          "one of the trial with the largest relative L2; the time is the median over trials.</p>\n", f);
+          "most severe one among the trials; the time is the median over trials.</p>\n", f);
 }
 
 static void comparisons_table(FILE *f, const c1d_run_results *r) {
