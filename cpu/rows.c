@@ -4,12 +4,6 @@
 
 #include "numerics/arith.h"
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define C1D_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define C1D_CLONES
-#endif
-
 static int64_t clamp_shift(int64_t shift, int64_t L) { return shift < L ? shift : L; }
 
 C1D_CLONES void c1d_row_fma(float *restrict acc, const float *restrict x_row, float w, int64_t shift,

@@ -15,8 +15,11 @@
  * gpu_3xtf32_plain (every class added straight into acc with rz: acc = rz(acc + sum)), and
  * split_3xtf32_slab models gpu_3xtf32_slab (t restarts at +0 every 8 channels instead of every k-step). */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "cpu/rows.h"
 #include "numerics/arith.h"
 #include "reference/impl.h"
 
@@ -37,20 +40,26 @@ static int64_t split_kp(int64_t K) {
   return (K + 7) / 8 * 8;
 }
 
-/* v rounded to float32 toward zero (finite v). */
-static float round_toward_zero(double v) {
-  float f = (float)v; /* nearest */
-  if (fabs((double)f) > fabs(v)) f = nextafterf(f, 0.0f);
-  return f;
+/* v rounded to float32 toward zero (finite v): the nearest float, one step toward zero where that
+ * rounded up in magnitude (for a nonzero float, its bits minus one; Inf becomes FLT_MAX). Branch-free
+ * bit arithmetic, so that the row loop below vectorises. */
+static inline float round_toward_zero(double v) {
+  const float f = (float)v; /* nearest */
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  u -= (uint32_t)(fabs((double)f) > fabs(v));
+  float r;
+  memcpy(&r, &u, sizeof r);
+  return r;
 }
 
 /* dst[t] = rz(dst[t] + s[t]): one mma's accumulation. */
-static void row_mma_add(float *restrict dst, const double *restrict s, int64_t L) {
+C1D_CLONES static void row_mma_add(float *restrict dst, const double *restrict s, int64_t L) {
   for (int64_t t = 0; t < L; t++) dst[t] = round_toward_zero((double)dst[t] + s[t]);
 }
 
 /* s[t] += a * v(t), v(t) = row[t - shift] and 0 for t < shift. */
-static void row_product_add(double *restrict s, const float *restrict row, float a, int64_t shift,
+C1D_CLONES static void row_product_add(double *restrict s, const float *restrict row, float a, int64_t shift,
                             int64_t L) {
   if (a == 0.0f) return; /* a zero weight part adds exact zeros */
   const int64_t t0 = shift < L ? shift : L;
