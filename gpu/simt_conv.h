@@ -6,7 +6,10 @@
  * channels (w%4)*4*TM + (l%4) + 4*j, j < TM (so the four channel groups of a warp read adjacent 16-byte
  * weight vectors), and the TN consecutive times (w/4)*8*TN + (l/4)*TN + i (so its K taps reuse one
  * register window of TN+PADA inputs). Tiles of more than 64 outputs run one block per SM (up to 255
- * registers), smaller ones two.
+ * registers), smaller ones two. Variants 7..26 (simt_var) change this: WM x WN warps per block, blocks
+ * per SM, the lane map, and the slab loop (simt_pre: copy offsets fixed per tile; simt_body_pre2: the lean
+ * slab loop); the registered gpu_fp32_fast runs variant 19 (4 warps, 64 x 128 outputs, three blocks per
+ * SM, simt_body_pre2), gpu_kahan_fast variant 1.
  * Pipeline: slabs of CS input channels (their x windows with the causal halo, gpu/conv_stage.h, and the
  * block's weights, laid out [c][o][KP] with KP = K padded to 4 for K = 3) go through STAGES shared-memory
  * buffers by cp.async (16-byte copies where aligned, 4-byte copies otherwise), one barrier per slab.
@@ -83,21 +86,21 @@ static inline simt_geom simt_make_geom(const c1d_shape *s, int bm, int bn, const
 
 /* Issues the copies of the block's weights w[o0.., c0.., :] into ws, laid out [c][o][kp]; zeros for
  * o >= O, c >= C and padded taps. */
-template <int BM>
+template <int BM, int THREADS = SIMT_THREADS>
 static __device__ __forceinline__ void simt_stage_w(float *ws, const float *__restrict__ w,
                                                     const c1d_shape &s, const simt_geom &g, int64_t o0,
                                                     int64_t c0) {
   const int cs = 1 << g.cs_log2, K = (int)s.K, kp = g.kp;
   if (g.wvec) { /* kp == K, a multiple of 4: chunks of 4 taps, channel-fastest (contiguous in w) */
     const int q4 = kp >> 2;
-    for (int i = threadIdx.x; i < BM * cs * q4; i += SIMT_THREADS) {
+    for (int i = threadIdx.x; i < BM * cs * q4; i += THREADS) {
       const int q = i % q4, rest = i / q4, c = rest & (cs - 1), ol = rest >> g.cs_log2;
       const bool ok = o0 + ol < s.O && c0 + c < s.C;
       const float *src = ok ? w + c1d_w_index(&s, o0 + ol, c0 + c, 4 * q) : w;
       c1d_cp_async16(ws + (c * BM + ol) * kp + 4 * q, src, ok);
     }
   } else {
-    for (int i = threadIdx.x; i < BM * cs * kp; i += SIMT_THREADS) {
+    for (int i = threadIdx.x; i < BM * cs * kp; i += THREADS) {
       const int k = i % kp, rest = i / kp, c = rest & (cs - 1), ol = rest >> g.cs_log2;
       const bool ok = o0 + ol < s.O && c0 + c < s.C && k < K;
       const float *src = ok ? w + c1d_w_index(&s, o0 + ol, c0 + c, k) : w;
@@ -126,12 +129,12 @@ static __device__ __forceinline__ void simt_load_taps(const float *p, float (&v)
 
 /* Window geometry of the compile-time instances: PADT = (K-1)*D, PADA rounded up to 4, NXW inputs per
  * thread window, X0 the window element of tap 0 at the thread's first time, XW the row stride. */
-template <int KT, int DT, int TN>
+template <int KT, int DT, int TN, int BN = 16 * TN>
 struct simt_fixed {
   static constexpr int KP = KT == 3 ? 4 : KT;
   static constexpr int PADT = (KT - 1) * DT, PADA = (PADT + 3) & ~3, NXW = TN + PADA;
   static constexpr int X0 = PADA - PADT;
-  static constexpr int WIN = 16 * TN + PADA;
+  static constexpr int WIN = BN + PADA;
   static constexpr int XW = WIN + ((8 - WIN % 32) + 32) % 32; /* = c1d_window_stride */
 };
 
@@ -194,17 +197,17 @@ static __device__ __forceinline__ void simt_channel_fixed(const float *xrow, con
 
 /* Staging with the geometry known at compile time (variants 1, 2): CS = 8 channels, the window and
  * the weight layout fixed, so the copy loops divide by constants. vec flags as in simt_geom. */
-template <int BM, int TN, int KT, int DT>
+template <int BM, int TN, int KT, int DT, int BN = 16 * TN, int THREADS = SIMT_THREADS>
 static __device__ __forceinline__ void simt_stage_fixed(float *st, const float *__restrict__ x,
                                                         const float *__restrict__ w, const c1d_shape &s,
                                                         bool xvec, bool wvec, int64_t n, int64_t c0,
                                                         int64_t t0, int64_t o0) {
-  using F = simt_fixed<KT, DT, TN>;
+  using F = simt_fixed<KT, DT, TN, BN>;
   constexpr int CS = 1 << SIMT_MAX_CS_LOG2;
   if (xvec) {
     constexpr int Q4 = F::WIN / 4;
 #pragma unroll 1
-    for (int i = threadIdx.x; i < CS * Q4; i += SIMT_THREADS) {
+    for (int i = threadIdx.x; i < CS * Q4; i += THREADS) {
       const int c = i / Q4, q = i - c * Q4;
       const int64_t t = t0 - F::PADA + 4 * q;
       const bool ok = c0 + c < s.C && t >= 0 && t < s.L;
@@ -212,7 +215,7 @@ static __device__ __forceinline__ void simt_stage_fixed(float *st, const float *
     }
   } else {
 #pragma unroll 1
-    for (int i = threadIdx.x; i < CS * F::WIN; i += SIMT_THREADS) {
+    for (int i = threadIdx.x; i < CS * F::WIN; i += THREADS) {
       const int c = i / F::WIN, j = i - c * F::WIN;
       const int64_t t = t0 - F::PADA + j;
       const bool ok = c0 + c < s.C && t >= 0 && t < s.L;
@@ -224,7 +227,7 @@ static __device__ __forceinline__ void simt_stage_fixed(float *st, const float *
     if (wvec) {
       constexpr int W4 = F::KP / 4;
   #pragma unroll 1
-    for (int i = threadIdx.x; i < BM * CS * W4; i += SIMT_THREADS) {
+    for (int i = threadIdx.x; i < BM * CS * W4; i += THREADS) {
         const int q = i % W4, c = (i / W4) % CS, ol = i / (W4 * CS);
         const bool ok = o0 + ol < s.O && c0 + c < s.C;
         c1d_cp_async16(ws + (c * BM + ol) * F::KP + 4 * q,
@@ -234,12 +237,79 @@ static __device__ __forceinline__ void simt_stage_fixed(float *st, const float *
     }
   }
 #pragma unroll 1
-  for (int i = threadIdx.x; i < BM * CS * F::KP; i += SIMT_THREADS) {
+  for (int i = threadIdx.x; i < BM * CS * F::KP; i += THREADS) {
     const int k = i % F::KP, c = (i / F::KP) % CS, ol = i / (F::KP * CS);
     const bool ok = o0 + ol < s.O && c0 + c < s.C && k < KT;
     c1d_cp_async4(ws + (c * BM + ol) * F::KP + k, ok ? w + c1d_w_index(&s, o0 + ol, c0 + c, k) : w, ok);
   }
 }
+
+/* Precomputed staging (variants 15..18): the copies of a thread are the same for every slab of a tile
+ * but for the slab's channel offset. x (16-byte copies only): warp v stages rows v*RPW .. v*RPW+RPW-1 of
+ * the slab, lane l its chunks l, l+32, ...; w (16-byte copies only, K = KP = 4*k): thread t stages
+ * channel t % CS of the slab, outputs t / CS + r * THREADS / CS. Same bytes, same places as
+ * simt_stage_fixed; other cases (4-byte copies) fall back to it. */
+template <int BM, int TN, int KT, int DT, int BN, int THREADS>
+struct simt_pre {
+  using F = simt_fixed<KT, DT, TN, BN>;
+  static constexpr int CS = 1 << SIMT_MAX_CS_LOG2, NW = THREADS / 32, RPW = NW <= CS ? CS / NW : 1, Q4 = F::WIN / 4;
+  static constexpr int QM = (Q4 + 31) / 32;         /* x chunks per lane per row (the last partial) */
+  static constexpr int W4 = F::KP >= 4 ? F::KP / 4 : 1, RW = BM * CS * W4 / THREADS; /* w chunks per thread */
+  int64_t xoff; /* element offset in x of (n, row RPW*warp, t0 - PADA + 4*lane) at slab 0 */
+  int64_t woff; /* element offset in w of (o0 + t/(CS*W4), (t/W4) % CS, 4*(t%W4)) at slab 0 */
+  unsigned tok;  /* bit m: chunk m of the lane lies in [0, L) */
+  unsigned ook;  /* bit r: output channel of w chunk r < O */
+
+  __device__ __forceinline__ void init(const c1d_shape &s, int64_t n, int64_t t0, int64_t o0) {
+    static_assert(CS % NW == 0 && (BM * CS * W4) % THREADS == 0 && THREADS % (CS * W4) == 0, "simt_pre");
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    xoff = c1d_x_index(&s, n, (int64_t)warp * RPW, t0 - F::PADA + 4 * lane);
+    tok = 0;
+#pragma unroll
+    for (int m = 0; m < QM; m++) {
+      const int64_t t = t0 - F::PADA + 4 * (lane + 32 * m);
+      if (lane + 32 * m < Q4 && t >= 0 && t < s.L) tok |= 1u << m;
+    }
+    const int tid = threadIdx.x, q = tid % W4, c = (tid / W4) % CS, o = tid / (W4 * CS);
+    woff = c1d_w_index(&s, o0 + o, c, 4 * q);
+    ook = 0;
+#pragma unroll
+    for (int r = 0; r < RW; r++)
+      if (o0 + o + r * (THREADS / (CS * W4)) < s.O) ook |= 1u << r;
+  }
+
+  __device__ __forceinline__ void stage(float *st, const float *__restrict__ x, const float *__restrict__ w,
+                                        const c1d_shape &s, bool xvec, bool wvec, int64_t n, int64_t c0,
+                                        int64_t t0, int64_t o0) const {
+    const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+    if (xvec && wvec) {
+      const float *xs = x + (xoff + c0 * s.L);
+#pragma unroll
+      for (int rr = 0; rr < RPW; rr++) {
+        const bool cok = c0 + warp * RPW + rr < s.C;
+#pragma unroll
+        for (int m = 0; m < QM; m++) {
+          if (m == QM - 1 && Q4 % 32 != 0 && lane + 32 * m >= Q4) continue;
+          const bool ok = cok && ((tok >> m) & 1u);
+          c1d_cp_async16(st + (warp * RPW + rr) * F::XW + 4 * (lane + 32 * m),
+                         ok ? xs + rr * s.L + 128 * m : x, ok);
+        }
+      }
+      float *ws = st + CS * F::XW;
+      const int tid = threadIdx.x, q = tid % W4, c = (tid / W4) % CS, o = tid / (W4 * CS);
+      const bool cok = c0 + c < s.C;
+      const float *wsrc = w + (woff + c0 * s.K);
+      const int64_t rstride = (int64_t)(THREADS / (CS * W4)) * s.C * s.K;
+#pragma unroll
+      for (int r = 0; r < RW; r++) {
+        const bool ok = cok && ((ook >> r) & 1u);
+        c1d_cp_async16(ws + (c * BM + o + r * (THREADS / (CS * W4))) * F::KP + 4 * q, ok ? wsrc + r * rstride : w, ok);
+      }
+    } else {
+      simt_stage_fixed<BM, TN, KT, DT, BN, THREADS>(st, x, w, s, xvec, wvec, n, c0, t0, o0);
+    }
+  }
+};
 
 /* One channel, K and D from the shape: each tap's inputs read from shared memory. */
 template <int TM, int TN, bool KAHAN>
@@ -281,6 +351,30 @@ static __device__ __forceinline__ void simt_channel_general(const float *xrow, c
   }
 }
 
+template <int KT>
+struct F4KP {
+  static constexpr int v = KT == 3 ? 4 : KT;
+};
+
+/* Variant 14's channel: every weight vector of the thread first, then tap k outermost (per tap all TM x
+ * TN fmas). Same operations per output in the same order (k ascending within the channel). */
+template <int TM, int TN, int KT, int DT, int CG>
+static __device__ __forceinline__ void simt_channel_taps_outer(const float *xrow, const float *wrow,
+                                                               float (&acc)[TM][TN]) {
+  using F = simt_fixed<KT, DT, TN>;
+  float xv[F::NXW];
+  simt_load_window(xrow, xv);
+  float wv[TM][F::KP];
+#pragma unroll
+  for (int j = 0; j < TM; j++) simt_load_taps<F::KP>(wrow + CG * j * F::KP, wv[j]);
+#pragma unroll
+  for (int k = 0; k < KT; k++)
+#pragma unroll
+    for (int j = 0; j < TM; j++)
+#pragma unroll
+      for (int i = 0; i < TN; i++) acc[j][i] = c1d_fma(xv[F::X0 + i + k * DT], wv[j][k], acc[j][i]);
+}
+
 // --- kernel ---------------------------------------------------------------------------------------
 
 /* VAR (with KT > 0 and 8-channel slabs; else 0): 0 = run-time staging geometry (divisions by run-time
@@ -294,25 +388,213 @@ static __device__ __forceinline__ void simt_channel_general(const float *xrow, c
  *   4 = 1 with the channel loop of a full 8-channel slab unrolled (constant trip count);
  *   5 = 3 + 4;
  *   6 = 5 at one block per SM (up to 255 registers). */
+/* Variants 7..14 (tuning round 4; compile-time staging, same arithmetic per output) change the block:
+ *   7 = 1 with 4 warps (2 along the channels x 2 along the times: 64 x 128 outputs at 8x8) and three
+ *       blocks per SM (12 warps, up to 168 registers);  8 = 7 with the full slab unrolled;
+ *   9 = 7 with the 8 x 4 lane map of variant 3 (one warp along the channels, four along the times);
+ *  10 = 9 with the full slab unrolled;
+ *  11 = 1 with 12 warps (4 x 3: 128 x 192 outputs), one block per SM (up to 168 registers);
+ *  12 = 11 with the full slab unrolled;
+ *  13 = 7 with the warps 4 along the channels x 1 along the times (128 x 64 outputs);
+ *  14 = 7 with the taps outermost in the channel (all TM weight vectors loaded first);
+ *  15 = 1 with precomputed staging (simt_pre: each thread's copy sources and destinations fixed per
+ *       tile, a slab only adds its channel offset; x rows by warp, w chunks at a fixed channel);
+ *  16 = 7 (4 warps, 3 blocks/SM) with precomputed staging;  17 = 5 (8x4 lanes, unrolled) with it;
+ *  18 = 16 with the full slab unrolled;
+ *  19 = 16's geometry (4 warps, 64 x 128, 3 blocks/SM) through simt_body_pre2, U = 1; 20 = 19 with U = 2;
+ *  21 = 1's geometry (8 warps, 128 x 128, 2 blocks/SM) through simt_body_pre2, U = 1; 22 = 21, U = 2;
+ *  23 = 19 with the 8 x 4 lane map (one warp along the channels); 24 = 19 with U = 4;
+ *  25 = 19 with two register windows: channel c+1's inputs loaded before channel c's fmas;
+ *  26 = 21 with the 8 x 4 lane map (2 x 4 warps, 128 x 128, 2 blocks/SM). */
 template <int VAR>
 struct simt_var {
-  static constexpr int CG = (VAR == 3 || VAR == 5 || VAR == 6) ? 8 : 4; /* channel groups per warp */
-  static constexpr bool UNROLL = VAR == 4 || VAR == 5 || VAR == 6;
+  /* channel groups per warp */
+  static constexpr int CG = (VAR == 3 || VAR == 5 || VAR == 6 || VAR == 9 || VAR == 10 || VAR == 17 ||
+                             VAR == 23 || VAR == 26) ? 8 : 4;
+  static constexpr bool UNROLL = VAR == 4 || VAR == 5 || VAR == 6 || VAR == 8 || VAR == 10 || VAR == 12 ||
+                                 VAR == 17 || VAR == 18;
   static constexpr bool FIXED = VAR > 0; /* compile-time staging geometry */
+  static constexpr bool TAPS_OUTER = VAR == 14;
+  /* per-thread staging offsets computed once per tile (variants 15..18) */
+  static constexpr bool PRE = VAR >= 15 && VAR <= 18;
+  /* variants 19..26: simt_body_pre2 (lean slab loop: running copy pointers, a copy path without
+   * predicates for interior tiles, int stage indices, compile-time strides, channels unrolled by U) */
+  static constexpr bool PRE2 = VAR >= 19 && VAR <= 26;
+  static constexpr bool XPF = VAR == 25; /* the next channel's window loaded before this channel's fmas */
+  static constexpr int U = (VAR == 20 || VAR == 22) ? 2 : VAR == 24 ? 4 : 1;
+  /* warps along the channels (WM) and along the times (WN); minimum blocks per SM (0: by the tile) */
+  static constexpr int WM = (VAR == 7 || VAR == 8 || VAR == 14 || VAR == 16 || VAR == 18 || VAR == 19 || VAR == 20 ||
+                            VAR == 24 || VAR == 25) ? 2 : (VAR == 9 || VAR == 10 || VAR == 23) ? 1
+                          : (VAR == 11 || VAR == 12 || VAR == 13) ? 4 : 16 / CG;
+  static constexpr int WN = (VAR == 7 || VAR == 8 || VAR == 14 || VAR == 16 || VAR == 18 || VAR == 19 || VAR == 20 ||
+                            VAR == 24 || VAR == 25) ? 2 : (VAR == 9 || VAR == 10 || VAR == 23) ? 4
+                          : (VAR == 11 || VAR == 12) ? 3 : VAR == 13 ? 1 : 8 / WM;
+  static constexpr int MINB_ = (VAR >= 7 && VAR <= 14 && VAR != 11 && VAR != 12) || VAR == 16 || VAR == 18 ||
+                                     VAR == 19 || VAR == 20 || VAR == 23 || VAR == 24 || VAR == 25 ? 3
+                            : (VAR == 11 || VAR == 12) ? 1 : 0;
+  static constexpr int MINB = MINB_;
+  static constexpr int THREADS = 32 * WM * WN;
 };
 
+/* Block tile of an instance: BM channels x BN times. */
+template <int TM, int VAR>
+struct simt_bm {
+  static constexpr int value = simt_var<VAR>::WM * simt_var<VAR>::CG * TM;
+};
+template <int TN, int VAR>
+struct simt_bn {
+  static constexpr int value = simt_var<VAR>::WN * (32 / simt_var<VAR>::CG) * TN;
+};
+
+/* The lean slab loop of variants 19..24 (naive order, K and D fixed, 8-channel slabs). Same copies into
+ * the same places as simt_stage_fixed, same operations per output as every other variant. */
+template <int TM, int TN, int KT, int DT, int VAR>
+static __device__ __forceinline__ void simt_body_pre2(const c1d_shape &s, const simt_geom &g,
+                                                      const float *__restrict__ x,
+                                                      const float *__restrict__ w,
+                                                      const float *__restrict__ b, float *__restrict__ y) {
+  using V = simt_var<VAR>;
+  constexpr int BM = simt_bm<TM, VAR>::value, BN = simt_bn<TN, VAR>::value, THREADS = V::THREADS;
+  constexpr int CG = V::CG, WO = V::WM, U = V::U;
+  using F = simt_fixed<KT, DT, TN, BN>;
+  using P = simt_pre<BM, TN, KT, DT, BN, THREADS>;
+  constexpr int CS = 1 << SIMT_MAX_CS_LOG2;
+  constexpr int STAGE = CS * F::XW + CS * BM * F::KP; /* floats per stage (= the host's) */
+  static_assert(CS % U == 0, "U divides the slab");
+  extern __shared__ float4 simt_smem_raw[];
+  float *const smem = reinterpret_cast<float *>(simt_smem_raw);
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const int ol = (warp % WO) * CG * TM + (lane % CG);
+  const int tl = (warp / WO) * (32 / CG) * TN + (lane / CG) * TN;
+  const int nslab = (int)((s.C + CS - 1) / CS);
+  const bool vec = g.xvec && g.wvec && (KT == F::KP) && (F::KP % 4 == 0);
+  float comp[TM][TN]; /* unused (naive order) */
+
+  C1D_FOR_BLOCK_Z(n, s.N)
+  C1D_FOR_BLOCK_Y(ob, c1d_ceil_div(s.O, BM))
+  C1D_FOR_BLOCK_X(tb, c1d_ceil_div(s.L, BN)) {
+    const int64_t o0 = ob * BM, t0 = tb * BN;
+    float acc[TM][TN];
+#pragma unroll
+    for (int j = 0; j < TM; j++) {
+      const int64_t o = o0 + ol + CG * j;
+      const float init = (s.bias && o < s.O) ? b[o] : 0.0f;
+#pragma unroll
+      for (int i = 0; i < TN; i++) acc[j][i] = init;
+    }
+    P pre;
+    pre.init(s, n, t0, o0);
+    /* every copy of every slab of this tile in bounds: no predicates, running source pointers */
+    const bool fast = vec && t0 - F::PADA >= 0 && t0 + BN <= s.L && o0 + BM <= s.O && s.C % CS == 0;
+    const float *xq = fast ? x + pre.xoff : x, *wq = fast ? w + pre.woff : w;
+    const int64_t xstep = CS * s.L, wstep = CS * s.K, rstride = (int64_t)(THREADS / (CS * P::W4)) * s.C * s.K;
+    const int wc = (threadIdx.x / P::W4) % CS, wo = threadIdx.x / (P::W4 * CS), wqq = threadIdx.x % P::W4;
+    auto stage = [&](int sl, int buf) {
+      float *st = smem + buf * STAGE;
+      if (fast) {
+#pragma unroll
+        for (int rr = 0; rr < P::RPW; rr++)
+#pragma unroll
+          for (int m = 0; m < P::QM; m++) {
+            if (m == P::QM - 1 && P::Q4 % 32 != 0 && lane + 32 * m >= P::Q4) continue;
+            c1d_cp_async16(st + (warp * P::RPW + rr) * F::XW + 4 * (lane + 32 * m), xq + rr * s.L + 128 * m, true);
+          }
+        float *ws = st + CS * F::XW;
+#pragma unroll
+        for (int r = 0; r < P::RW; r++)
+          c1d_cp_async16(ws + (wc * BM + wo + r * (THREADS / (CS * P::W4))) * F::KP + 4 * wqq, wq + r * rstride, true);
+        xq += xstep, wq += wstep;
+      } else {
+        pre.stage(st, x, w, s, g.xvec, vec, n, (int64_t)sl * CS, t0, o0);
+      }
+    };
+    int wbuf = 0, rbuf = 0;
+#pragma unroll
+    for (int sl = 0; sl < SIMT_STAGES - 1; sl++) {
+      if (sl < nslab) stage(sl, wbuf);
+      c1d_cp_async_commit();
+      wbuf = wbuf == SIMT_STAGES - 1 ? 0 : wbuf + 1;
+    }
+#pragma unroll 1
+    for (int sl = 0; sl < nslab; sl++) {
+      c1d_cp_async_wait<SIMT_STAGES - 2>();
+      __syncthreads();
+      if (sl + SIMT_STAGES - 1 < nslab) stage(sl + SIMT_STAGES - 1, wbuf);
+      c1d_cp_async_commit();
+      wbuf = wbuf == SIMT_STAGES - 1 ? 0 : wbuf + 1;
+      const float *xs = smem + rbuf * STAGE + tl;
+      const float *ws = smem + rbuf * STAGE + CS * F::XW + ol * F::KP;
+      rbuf = rbuf == SIMT_STAGES - 1 ? 0 : rbuf + 1;
+      const int64_t crest = s.C - (int64_t)sl * CS;
+      if (V::XPF && crest >= CS) {
+        constexpr int NXW = F::NXW;
+        float xa[NXW], xb[NXW];
+        simt_load_window(xs, xa);
+#pragma unroll 1
+        for (int c = 0; c < CS; c += 2) {
+          simt_load_window(xs + (c + 1) * F::XW, xb);
+          simt_channel_compute<TM, TN, KT, DT, false, CG>(xa, ws + c * BM * F::KP, acc, comp);
+          simt_load_window(xs + (c + 2 < CS ? c + 2 : c + 1) * F::XW, xa);
+          simt_channel_compute<TM, TN, KT, DT, false, CG>(xb, ws + (c + 1) * BM * F::KP, acc, comp);
+        }
+      } else if (crest >= CS) {
+#pragma unroll 1
+        for (int c2 = 0; c2 < CS; c2 += U)
+#pragma unroll
+          for (int u = 0; u < U; u++)
+            simt_channel_fixed<TM, TN, KT, DT, false, CG>(xs + (c2 + u) * F::XW, ws + (c2 + u) * BM * F::KP, acc,
+                                                          comp);
+      } else {
+        const int ccn = (int)crest;
+#pragma unroll 1
+        for (int c = 0; c < ccn; c++)
+          simt_channel_fixed<TM, TN, KT, DT, false, CG>(xs + c * F::XW, ws + c * BM * F::KP, acc, comp);
+      }
+    }
+    c1d_cp_async_wait<0>();
+    __syncthreads();
+
+#pragma unroll
+    for (int j = 0; j < TM; j++) {
+      const int64_t o = o0 + ol + CG * j;
+      if (o >= s.O) continue;
+      float *yr = y + c1d_y_index(&s, n, o, 0);
+      const int64_t t = t0 + tl;
+      if (g.yvec) {
+#pragma unroll
+        for (int q = 0; q < TN / 4; q++)
+          if (t + 4 * q < s.L)
+            *reinterpret_cast<float4 *>(yr + t + 4 * q) =
+                make_float4(acc[j][4 * q], acc[j][4 * q + 1], acc[j][4 * q + 2], acc[j][4 * q + 3]);
+      } else {
+#pragma unroll
+        for (int i = 0; i < TN; i++)
+          if (t + i < s.L) yr[t + i] = acc[j][i];
+      }
+    }
+  }
+}
+
 template <int TM, int TN, int KT, int DT, bool KAHAN, int VAR>
-__global__ void __launch_bounds__(SIMT_THREADS, (TM * TN > 64 || VAR == 6) ? 1 : 2)
+__global__ void __launch_bounds__(simt_var<VAR>::THREADS,
+                                  simt_var<VAR>::MINB ? simt_var<VAR>::MINB
+                                                      : ((TM * TN > 64 || VAR == 6) ? 1 : 2))
     simt_conv_kernel(const c1d_shape s, const simt_geom g, const float *__restrict__ x,
                      const float *__restrict__ w, const float *__restrict__ b,
                      float *__restrict__ y) {
-  constexpr int BM = 16 * TM, BN = 16 * TN;
+  constexpr int BM = simt_bm<TM, VAR>::value, BN = simt_bn<TN, VAR>::value;
+  constexpr int THREADS = simt_var<VAR>::THREADS;
+  if constexpr (KT > 0 && !KAHAN && simt_var<VAR>::PRE2) {
+    simt_body_pre2<TM, TN, KT, DT, VAR>(s, g, x, w, b, y);
+    return;
+  }
   extern __shared__ float4 simt_smem_raw[];
   float *const smem = reinterpret_cast<float *>(simt_smem_raw);
   const int cs = 1 << g.cs_log2;
   const int stage_floats = cs * g.xw + cs * BM * g.kp; /* x rows first: both parts 16-byte aligned */
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  constexpr int CG = KT > 0 ? simt_var<VAR>::CG : 4, WO = 16 / CG; /* WO warps along the channels */
+  static_assert(KT > 0 || (simt_var<VAR>::CG == 4 && THREADS == 256), "the general instance: 8 warps");
+  constexpr int CG = simt_var<VAR>::CG, WO = simt_var<VAR>::WM; /* WO warps along the channels */
   const int ol = (warp % WO) * CG * TM + (lane % CG); /* + CG*j */
   const int tl = (warp / WO) * (32 / CG) * TN + (lane / CG) * TN;
   const int K = KT > 0 ? KT : (int)s.K;
@@ -334,13 +616,18 @@ __global__ void __launch_bounds__(SIMT_THREADS, (TM * TN > 64 || VAR == 6) ? 1 :
     }
 
     /* Issues slab sl's copies into its buffer. */
+    using PRE_T = simt_pre<BM, TN, (KT > 0 ? KT : 4), (KT > 0 ? DT : 1), BN, THREADS>;
+    PRE_T pre;
+    if constexpr (KT > 0 && simt_var<VAR>::PRE) pre.init(s, n, t0, o0);
     auto stage = [&](int64_t sl) {
       float *st = smem + (int)(sl % SIMT_STAGES) * stage_floats;
-      if constexpr (simt_var<VAR>::FIXED) {
-        simt_stage_fixed<BM, TN, KT, DT>(st, x, w, s, g.xvec, g.wvec, n, sl * cs, t0, o0);
+      if constexpr (KT > 0 && simt_var<VAR>::PRE) {
+        pre.stage(st, x, w, s, g.xvec, g.wvec && (KT % 4 == 0), n, sl * cs, t0, o0);
+      } else if constexpr (simt_var<VAR>::FIXED) {
+        simt_stage_fixed<BM, TN, KT, DT, BN, THREADS>(st, x, w, s, g.xvec, g.wvec, n, sl * cs, t0, o0);
       } else {
         c1d_stage_x_window(st, x, s, n, sl * cs, cs, t0, BN, g.xw, g.pada, g.xvec);
-        simt_stage_w<BM>(st + cs * g.xw, w, s, g, o0, sl * cs);
+        simt_stage_w<BM, THREADS>(st + cs * g.xw, w, s, g, o0, sl * cs);
       }
     };
     /* prologue: STAGES-1 slabs in flight (empty groups past the end keep the count uniform) */
@@ -360,7 +647,7 @@ __global__ void __launch_bounds__(SIMT_THREADS, (TM * TN > 64 || VAR == 6) ? 1 :
       const int64_t c0 = sl * cs;
       const int ccn = (int)(s.C - c0 < cs ? s.C - c0 : cs); /* the naive order stops at C */
       if constexpr (KT > 0 && simt_var<VAR>::UNROLL) {
-        using F = simt_fixed<KT, DT, TN>;
+        using F = simt_fixed<KT, DT, TN, BN>;
         constexpr int CS = 1 << SIMT_MAX_CS_LOG2;
         if (ccn == CS) {
 #pragma unroll
@@ -372,7 +659,11 @@ __global__ void __launch_bounds__(SIMT_THREADS, (TM * TN > 64 || VAR == 6) ? 1 :
             simt_channel_fixed<TM, TN, KT, DT, KAHAN, CG>(xs + c * F::XW + tl, ws + (c * BM + ol) * F::KP,
                                                           acc, comp);
         }
-      } else if constexpr (KT > 0 && (VAR == 0 || VAR == 1 || VAR == 3)) {
+      } else if constexpr (KT > 0 && simt_var<VAR>::TAPS_OUTER) {
+        for (int c = 0; c < ccn; c++)
+          simt_channel_taps_outer<TM, TN, KT, DT, CG>(xs + c * g.xw + tl, ws + (c * BM + ol) * F4KP<KT>::v, acc);
+      } else if constexpr (KT > 0 && (VAR == 0 || VAR == 1 || VAR == 3 || VAR == 7 || VAR == 9 || VAR == 11 ||
+                                      VAR == 13 || VAR == 15 || VAR == 16)) {
         constexpr int KP = KT == 3 ? 4 : KT;
         for (int c = 0; c < ccn; c++)
           simt_channel_fixed<TM, TN, KT, DT, KAHAN, CG>(xs + c * g.xw + tl, ws + (c * BM + ol) * KP, acc,
@@ -426,17 +717,21 @@ template <int TM, int TN, int KT, int DT, bool KAHAN, int VAR>
 static c1d_status simt_launch(const c1d_shape *s, const simt_geom *g, const float *x, const float *w,
                               const float *b, float *y, cudaStream_t stream, const char *name) {
   c1d_status st = C1D_OK;
-  constexpr int BM = 16 * TM, BN = 16 * TN;
+  constexpr int BM = simt_bm<TM, VAR>::value, BN = simt_bn<TN, VAR>::value;
   const size_t smem = (size_t)simt_smem_bytes(s, BM, BN, g->cs_log2);
   const dim3 grid = c1d_grid(c1d_ceil_div(s->L, BN), c1d_ceil_div(s->O, BM), s->N);
   if constexpr (VAR > 0) {
-    if (g->cs_log2 != SIMT_MAX_CS_LOG2 || g->xw != simt_fixed<KT, DT, TN>::XW ||
-        g->pada != simt_fixed<KT, DT, TN>::PADA)
+    if (g->cs_log2 != SIMT_MAX_CS_LOG2 || g->xw != simt_fixed<KT, DT, TN, BN>::XW ||
+        g->pada != simt_fixed<KT, DT, TN, BN>::PADA)
       return c1d_fail(C1D_ERR_INTERNAL, "%s: staging geometry differs from the compiled one", name);
   }
   C1D_CUDA(cudaFuncSetAttribute(simt_conv_kernel<TM, TN, KT, DT, KAHAN, VAR>,
                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-  simt_conv_kernel<TM, TN, KT, DT, KAHAN, VAR><<<grid, SIMT_THREADS, smem, stream>>>(*s, *g, x, w, b, y);
+  if constexpr (simt_var<VAR>::MINB > 2)
+    C1D_CUDA(cudaFuncSetAttribute(simt_conv_kernel<TM, TN, KT, DT, KAHAN, VAR>,
+                                  cudaFuncAttributePreferredSharedMemoryCarveout,
+                                  cudaSharedmemCarveoutMaxShared));
+  simt_conv_kernel<TM, TN, KT, DT, KAHAN, VAR><<<grid, simt_var<VAR>::THREADS, smem, stream>>>(*s, *g, x, w, b, y);
   C1D_LAUNCHED(name);
 done:
   return st;

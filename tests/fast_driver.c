@@ -1,8 +1,15 @@
 /* fast_driver: the device-side driver of scripts/fast-check.sh for the fast kernels (issue 8), beside
  * `convlab bench`: it also reaches the variants that are not in the registry and the CPU models.
  *   fast_driver probe      how one mma.sync TF32 rounds an accumulation (crafted cases, one warp)
- *   fast_driver sanitize   each fast kernel (and gpu_3xtf32_slab) once on small shapes that reach every
+ *   fast_driver sanitize [NAME...]
+ *                         each fast kernel (and gpu_3xtf32_slab) once on small shapes that reach every
  *                         instance, checked against its CPU twin; for compute-sanitizer. Exit 1 on error.
+ *                         With names: only those (SIMT fp32 kernels), each against cpu naive, bit for bit.
+ *   fast_driver tune [--repeats R] [--rounds Q] [--impls A,B,..]
+ *                         tuning rounds 3-4: cuDNN FP32/TF32 and the candidates timed in one process on the
+ *                         headline shape, bits against gpu_naive (notes/fast-kernels.md)
+ *   fast_driver one NAME [--shape ...] [--loop SECONDS]
+ *                         one kernel run twice (profile the second: ncu --launch-skip 1), or back to back
  *   fast_driver bench [--repeats R] [--rounds Q] [--shape N,C,O,L,K,D,bias]
  *                         headline table: per implementation, Q rounds of R CUDA-event-timed runs (one
  *                         warm-up, y poisoned and the L2 flushed before each; median per round), error
@@ -31,7 +38,12 @@ extern const c1d_impl c1d_gpu_3xtf32_slab, c1d_gpu_3xtf32_nt4, c1d_gpu_3xtf32_pl
     c1d_cpu_split_3xtf32_plain, c1d_gpu_fp32_fast_v5, c1d_gpu_fp32_fast_v6, c1d_gpu_fp32_fast_v7,
     c1d_gpu_fp32_fast_v8, c1d_gpu_3xtf32_c1_n4m2, c1d_gpu_3xtf32_c2_n4m2, c1d_gpu_3xtf32_c2_n4m1,
     c1d_gpu_3xtf32_c2_n8m1, c1d_gpu_3xtf32_c4_n4m1, c1d_gpu_3xtf32_spl_n4m1, c1d_cpu_split_3xtf32_c2,
-    c1d_cpu_split_3xtf32_c4, c1d_cpu_split_3xtf32_spl, c1d_cpu_split_3xtf32_fold;
+    c1d_cpu_split_3xtf32_c4, c1d_cpu_split_3xtf32_spl, c1d_cpu_split_3xtf32_fold, c1d_gpu_fp32_fast_v9,
+    c1d_gpu_fp32_fast_v10, c1d_gpu_fp32_fast_v11, c1d_gpu_fp32_fast_v12, c1d_gpu_fp32_fast_v13,
+    c1d_gpu_fp32_fast_v14, c1d_gpu_fp32_fast_v15, c1d_gpu_fp32_fast_v16, c1d_gpu_fp32_fast_v17,
+    c1d_gpu_fp32_fast_v18, c1d_gpu_fp32_fast_v19, c1d_gpu_fp32_fast_v20, c1d_gpu_fp32_fast_v21,
+    c1d_gpu_fp32_fast_v22, c1d_gpu_fp32_fast_v23, c1d_gpu_fp32_fast_v24, c1d_gpu_fp32_fast_v25,
+    c1d_gpu_fp32_fast_v26, c1d_gpu_fp32_fast_v27, c1d_gpu_fp32_fast_v28;
 
 /* The unregistered variants, reachable by name here. */
 static const c1d_impl *const variants[] = {
@@ -41,7 +53,12 @@ static const c1d_impl *const variants[] = {
     &c1d_cpu_split_3xtf32_plain, &c1d_gpu_fp32_fast_v5, &c1d_gpu_fp32_fast_v6, &c1d_gpu_fp32_fast_v7,
     &c1d_gpu_fp32_fast_v8, &c1d_gpu_3xtf32_c1_n4m2, &c1d_gpu_3xtf32_c2_n4m2, &c1d_gpu_3xtf32_c2_n4m1,
     &c1d_gpu_3xtf32_c2_n8m1, &c1d_gpu_3xtf32_c4_n4m1, &c1d_gpu_3xtf32_spl_n4m1, &c1d_cpu_split_3xtf32_c2,
-    &c1d_cpu_split_3xtf32_c4, &c1d_cpu_split_3xtf32_spl, &c1d_cpu_split_3xtf32_fold};
+    &c1d_cpu_split_3xtf32_c4, &c1d_cpu_split_3xtf32_spl, &c1d_cpu_split_3xtf32_fold, &c1d_gpu_fp32_fast_v9,
+    &c1d_gpu_fp32_fast_v10, &c1d_gpu_fp32_fast_v11, &c1d_gpu_fp32_fast_v12, &c1d_gpu_fp32_fast_v13,
+    &c1d_gpu_fp32_fast_v14, &c1d_gpu_fp32_fast_v15, &c1d_gpu_fp32_fast_v16, &c1d_gpu_fp32_fast_v17,
+    &c1d_gpu_fp32_fast_v18, &c1d_gpu_fp32_fast_v19, &c1d_gpu_fp32_fast_v20, &c1d_gpu_fp32_fast_v21,
+    &c1d_gpu_fp32_fast_v22, &c1d_gpu_fp32_fast_v23, &c1d_gpu_fp32_fast_v24, &c1d_gpu_fp32_fast_v25,
+    &c1d_gpu_fp32_fast_v26, &c1d_gpu_fp32_fast_v27, &c1d_gpu_fp32_fast_v28};
 c1d_status c1d_tf32_mma_probe(const float *c, const float *p, float *out, int cases);
 
 #define CHECK(call)                                                                                \
@@ -176,20 +193,28 @@ static int cmd_probe(void) {
 
 // --- sanitize ---------------------------------------------------------------------------------------
 
-static int cmd_sanitize(void) {
+static int cmd_sanitize(int argc, char **argv) {
   const c1d_shape shapes[] = {
       {2, 19, 131, 300, 4, 1, 1}, {1, 9, 33, 513, 2, 1, 1}, {1, 12, 20, 260, 3, 1, 0},
       {2, 37, 29, 101, 5, 3, 1},  {1, 16, 16, 64, 2, 4, 1}, {1, 1, 1, 70, 1, 5, 0},
-      {1, 5, 9, 130, 3, 60, 1},
+      {1, 5, 9, 130, 3, 60, 1},   {1, 24, 200, 1024, 4, 1, 0}, {2, 16, 64, 520, 4, 1, 1},
   };
-  const char *kernels[] = {"gpu_fp32_fast_v0", "gpu_fp32_fast_v1", "gpu_fp32_fast_v2", "gpu_fp32_fast_v3",
-                           "gpu_fp32_fast_v4", "gpu_kahan_fast_v0", "gpu_kahan_fast_v1",
+  const char *kernels[] = {"gpu_fp32_fast",     "gpu_fp32_fast_v0",  "gpu_fp32_fast_v1", "gpu_fp32_fast_v2",
+                           "gpu_fp32_fast_v3",  "gpu_fp32_fast_v4",  "gpu_kahan_fast_v0", "gpu_kahan_fast_v1",
                            "gpu_kahan_fast_v2", "gpu_tf32", "gpu_3xtf32", "gpu_3xtf32_nt4",
                            "gpu_3xtf32_plain", "gpu_3xtf32_slab"};
-  const char *twins[] = {"naive", "naive", "naive", "naive", "naive", "kahan_blocked", "kahan_blocked",
+  const char *twins[] = {"naive",         "naive",         "naive", "naive", "naive", "naive", "kahan_blocked",
+                         "kahan_blocked",
                          "kahan_blocked", "tf32_inputs", "split_3xtf32", "split_3xtf32_fold",
                          "split_3xtf32_plain", "split_3xtf32_slab"};
-  enum { NK = sizeof kernels / sizeof kernels[0] };
+  const char **klist = kernels, **tlist = twins;
+  int nk = sizeof kernels / sizeof kernels[0], nbits = 9; /* the first nbits: bits against the twin */
+  const char *naive_twins[64];
+  if (argc > 0) { /* sanitize NAME...: only these SIMT fp32 kernels, each against cpu naive (bits) */
+    klist = (const char **)argv, nk = argc < 64 ? argc : 64, nbits = nk;
+    for (int k = 0; k < nk; k++) naive_twins[k] = "naive";
+    tlist = naive_twins;
+  }
   int failures = 0;
   for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
     const c1d_shape *s = &shapes[si];
@@ -203,21 +228,21 @@ static int cmd_sanitize(void) {
     dev_case d = upload(s, x, w, b);
     char name[96];
     c1d_shape_format(s, name, sizeof name);
-    for (int k = 0; k < NK; k++) {
-      const c1d_impl *impl = impl_named(kernels[k]);
+    for (int k = 0; k < nk; k++) {
+      const c1d_impl *impl = impl_named(klist[k]);
       if (impl->supported && impl->supported(s)) continue;
       run_gpu_once(impl, s, &d, y);
-      run_cpu(impl_named(twins[k]), s, x, w, b, t);
+      run_cpu(impl_named(tlist[k]), s, x, w, b, t);
       int64_t first;
-      if (k < 8) {
+      if (k < nbits) {
         const int64_t diffs = count_bit_diffs(y, t, ny, &first);
-        printf("  %-16s %-40s bit differences from %s: %lld\n", kernels[k], name, twins[k], (long long)diffs);
+        printf("  %-16s %-40s bit differences from %s: %lld\n", klist[k], name, tlist[k], (long long)diffs);
         failures += diffs != 0;
       } else {
         const double ek = rel_l2(y, ref, ny), em = rel_l2(t, ref, ny);
-        const int tf32 = strstr(kernels[k], "3x") == NULL, plain = strstr(kernels[k], "plain") != NULL;
+        const int tf32 = strstr(klist[k], "3x") == NULL, plain = strstr(klist[k], "plain") != NULL;
         const int ok = isfinite(ek) && ek < (tf32 ? 2e-3 : plain ? 5e-5 : 2e-6);
-        printf("  %-16s %-40s rel L2 %.3g (model %s %.3g)%s\n", kernels[k], name, ek, twins[k], em,
+        printf("  %-16s %-40s rel L2 %.3g (model %s %.3g)%s\n", klist[k], name, ek, tlist[k], em,
                ok ? "" : "  FAIL");
         failures += !ok;
       }
@@ -419,20 +444,32 @@ static int cmd_bench(int argc, char **argv) {
  * (batch row 0). */
 static int cmd_tune(int argc, char **argv) {
   int repeats = 20, rounds = 2;
+  char *impls = NULL;
   for (int i = 0; i + 1 < argc; i++) {
     if (strcmp(argv[i], "--repeats") == 0) repeats = atoi(argv[++i]);
     else if (strcmp(argv[i], "--rounds") == 0) rounds = atoi(argv[++i]);
+    else if (strcmp(argv[i], "--impls") == 0) impls = argv[++i];
   }
   if (rounds < 1 || rounds > 4 || repeats < 1) return 2;
   const c1d_shape s = c1d_headline_shape();
-  const char *names[] = {"cudnn_fp32",         "cudnn_tf32",         "gpu_fp32_fast",      "gpu_fp32_fast_v1",
+  const char *names_r3[] = {"cudnn_fp32",         "cudnn_tf32",         "gpu_fp32_fast",      "gpu_fp32_fast_v1",
                          "gpu_fp32_fast_v5",   "gpu_fp32_fast_v6",   "gpu_fp32_fast_v7",   "gpu_fp32_fast_v8",
                          "gpu_3xtf32",         "gpu_3xtf32_c1_n4m2", "gpu_3xtf32_c2_n4m2", "gpu_3xtf32_c2_n4m1",
                          "gpu_3xtf32_c2_n8m1", "gpu_3xtf32_c4_n4m1", "gpu_3xtf32_spl_n4m1"};
-  const char *models[] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "split_3xtf32", "split_3xtf32_fold",
+  const char *models_r3[] = {NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, "split_3xtf32", "split_3xtf32_fold",
                           "split_3xtf32_c2", "split_3xtf32_c2", "split_3xtf32_c2", "split_3xtf32_c4",
                           "split_3xtf32_spl"};
-  enum { NI = sizeof names / sizeof names[0] };
+  /* --impls a,b,c (round 4): cudnn_fp32, cudnn_tf32, then these; no models */
+  enum { NMAX = 40 };
+  const char *names[NMAX], *models[NMAX];
+  int NI = 0;
+  if (impls) {
+    names[NI] = "cudnn_fp32", models[NI++] = NULL;
+    names[NI] = "cudnn_tf32", models[NI++] = NULL;
+    for (char *tok = strtok(impls, ","); tok && NI < NMAX; tok = strtok(NULL, ",")) names[NI] = tok, models[NI++] = NULL;
+  } else {
+    for (size_t i = 0; i < sizeof names_r3 / sizeof names_r3[0]; i++) names[NI] = names_r3[i], models[NI++] = models_r3[i];
+  }
   const int64_t ny = c1d_y_count(&s);
   c1d_gpu_info info;
   CHECK(c1d_gpu_get_info(&info));
@@ -455,9 +492,9 @@ static int cmd_tune(int argc, char **argv) {
   run_gpu_once(impl_named("gpu_naive"), &s, &d, naive);
   c1d_gpu_timer *timer = NULL;
   CHECK(c1d_gpu_timer_create(&timer));
-  row rows[NI];
+  row rows[NMAX];
   memset(rows, 0, sizeof rows);
-  int64_t bits[NI];
+  int64_t bits[NMAX];
   for (int i = 0; i < NI; i++) bits[i] = -1;
   for (int r = 0; r < rounds; r++)
     for (int i = 0; i < NI; i++) {
@@ -495,8 +532,8 @@ static int cmd_tune(int argc, char **argv) {
   s1.N = 1;
   const int64_t n1 = c1d_y_count(&s1);
   float *t = xmalloc((size_t)n1 * 4);
-  const char *done[NI] = {0};
-  double dm[NI] = {0};
+  const char *done[NMAX] = {0};
+  double dm[NMAX] = {0};
   for (int i = 0; i < NI; i++) {
     if (!models[i] || !rows[i].rounds) continue;
     double em = -1;
@@ -518,9 +555,57 @@ static int cmd_tune(int argc, char **argv) {
   return 0;
 }
 
+/* one NAME [--shape ...] [--loop SECONDS]: NAME run twice at the headline shape (the second is the one
+ * to profile: ncu --launch-skip 1), or back to back for SECONDS (clock and power under sustained load;
+ * prints the mean time per run). */
+static int cmd_one(int argc, char **argv) {
+  if (argc < 1) return 2;
+  c1d_shape s = c1d_headline_shape();
+  double loop_s = 0;
+  for (int i = 1; i + 1 < argc; i++) {
+    if (strcmp(argv[i], "--shape") == 0) {
+      if (parse_shape(argv[++i], &s)) return 2;
+    } else if (strcmp(argv[i], "--loop") == 0) loop_s = atof(argv[++i]);
+  }
+  const c1d_impl *impl = impl_named(argv[0]);
+  if (impl->supported && impl->supported(&s)) return 2;
+  float *x = xmalloc((size_t)c1d_x_count(&s) * 4), *w = xmalloc((size_t)c1d_w_count(&s) * 4);
+  float *b = s.bias ? xmalloc((size_t)s.O * 4) : NULL;
+  c1d_generate(&s, C1D_DIST_NORMAL, 1, x, w, b);
+  dev_case d = upload(&s, x, w, b);
+  c1d_exec ex;
+  memset(&ex, 0, sizeof ex);
+  ex.used_tf32 = -1;
+  if (impl->setup) CHECK(impl->setup(&s, &ex));
+  CHECK(impl->run(&s, d.x, d.w, d.b, d.y, &ex));
+  CHECK(c1d_gpu_synchronize());
+  if (loop_s <= 0) {
+    CHECK(impl->run(&s, d.x, d.w, d.b, d.y, &ex));
+    CHECK(c1d_gpu_synchronize());
+  } else {
+    c1d_gpu_timer *timer = NULL;
+    CHECK(c1d_gpu_timer_create(&timer));
+    double total = 0, ms = 0;
+    long runs = 0;
+    while (total < loop_s * 1e3) {
+      CHECK(c1d_gpu_timer_start(timer));
+      for (int r = 0; r < 50; r++) CHECK(impl->run(&s, d.x, d.w, d.b, d.y, &ex));
+      CHECK(c1d_gpu_timer_stop(timer, &ms));
+      total += ms, runs += 50;
+    }
+    printf("RESULT loop %s runs=%ld mean_ms=%.4f\n", impl->name, runs, total / runs);
+    c1d_gpu_timer_destroy(timer);
+  }
+  if (impl->teardown) impl->teardown(&ex);
+  release(&d);
+  free(x), free(w), free(b);
+  return 0;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: fast_driver probe | sanitize | bench [--repeats R] [--rounds Q] [--shape ...]\n");
+    fprintf(stderr, "usage: fast_driver probe | sanitize [NAME...] | bench [--repeats R] [--rounds Q] [--shape ...]"
+                    " | tune [--impls A,B] | one NAME [--loop S]\n");
     return 2;
   }
   const char *why = c1d_gpu_unavailable();
@@ -529,7 +614,8 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (strcmp(argv[1], "probe") == 0) return cmd_probe();
-  if (strcmp(argv[1], "sanitize") == 0) return cmd_sanitize();
+  if (strcmp(argv[1], "sanitize") == 0) return cmd_sanitize(argc - 2, argv + 2);
+  if (strcmp(argv[1], "one") == 0) return cmd_one(argc - 2, argv + 2);
   if (strcmp(argv[1], "bench") == 0) return cmd_bench(argc - 2, argv + 2);
   if (strcmp(argv[1], "tune") == 0) return cmd_tune(argc - 2, argv + 2);
   fprintf(stderr, "fast_driver: unknown command %s\n", argv[1]);
