@@ -448,6 +448,31 @@ struct simt_bn {
 
 /* The lean slab loop of variants 19..24 (naive order, K and D fixed, 8-channel slabs). Same copies into
  * the same places as simt_stage_fixed, same operations per output as every other variant. */
+/* A thread's finished TM x TN outputs to y: rows o_first + CG*j, times t_first.. (those inside the
+ * tensor); float4 stores where g.yvec (t and L multiples of 4: each float4 lies wholly inside or outside). */
+template <int TM, int TN, int CG>
+static __device__ __forceinline__ void simt_store_tile(const c1d_shape &s, const simt_geom &g,
+                                                       float *__restrict__ y, int64_t n, int64_t o_first,
+                                                       int64_t t, const float (&acc)[TM][TN]) {
+#pragma unroll
+  for (int j = 0; j < TM; j++) {
+    const int64_t o = o_first + CG * j;
+    if (o >= s.O) continue;
+    float *yr = y + c1d_y_index(&s, n, o, 0);
+    if (g.yvec) {
+#pragma unroll
+      for (int q = 0; q < TN / 4; q++)
+        if (t + 4 * q < s.L)
+          *reinterpret_cast<float4 *>(yr + t + 4 * q) =
+              make_float4(acc[j][4 * q], acc[j][4 * q + 1], acc[j][4 * q + 2], acc[j][4 * q + 3]);
+    } else {
+#pragma unroll
+      for (int i = 0; i < TN; i++)
+        if (t + i < s.L) yr[t + i] = acc[j][i];
+    }
+  }
+}
+
 template <int TM, int TN, int KT, int DT, int VAR>
 static __device__ __forceinline__ void simt_body_pre2(const c1d_shape &s, const simt_geom &g,
                                                       const float *__restrict__ x,
@@ -554,24 +579,7 @@ static __device__ __forceinline__ void simt_body_pre2(const c1d_shape &s, const 
     c1d_cp_async_wait<0>();
     __syncthreads();
 
-#pragma unroll
-    for (int j = 0; j < TM; j++) {
-      const int64_t o = o0 + ol + CG * j;
-      if (o >= s.O) continue;
-      float *yr = y + c1d_y_index(&s, n, o, 0);
-      const int64_t t = t0 + tl;
-      if (g.yvec) {
-#pragma unroll
-        for (int q = 0; q < TN / 4; q++)
-          if (t + 4 * q < s.L)
-            *reinterpret_cast<float4 *>(yr + t + 4 * q) =
-                make_float4(acc[j][4 * q], acc[j][4 * q + 1], acc[j][4 * q + 2], acc[j][4 * q + 3]);
-      } else {
-#pragma unroll
-        for (int i = 0; i < TN; i++)
-          if (t + i < s.L) yr[t + i] = acc[j][i];
-      }
-    }
+    simt_store_tile<TM, TN, CG>(s, g, y, n, o0 + ol, t0 + tl, acc);
   }
 }
 
@@ -689,25 +697,7 @@ __global__ void __launch_bounds__(simt_var<VAR>::THREADS,
     c1d_cp_async_wait<0>();
     __syncthreads(); /* the next tile's prologue overwrites the buffers */
 
-    /* epilogue */
-#pragma unroll
-    for (int j = 0; j < TM; j++) {
-      const int64_t o = o0 + ol + CG * j;
-      if (o >= s.O) continue;
-      float *yr = y + c1d_y_index(&s, n, o, 0);
-      const int64_t t = t0 + tl;
-      if (g.yvec) { /* t and L multiples of 4: each float4 lies wholly inside or outside */
-#pragma unroll
-        for (int q = 0; q < TN / 4; q++)
-          if (t + 4 * q < s.L)
-            *reinterpret_cast<float4 *>(yr + t + 4 * q) =
-                make_float4(acc[j][4 * q], acc[j][4 * q + 1], acc[j][4 * q + 2], acc[j][4 * q + 3]);
-      } else {
-#pragma unroll
-        for (int i = 0; i < TN; i++)
-          if (t + i < s.L) yr[t + i] = acc[j][i];
-      }
-    }
+    simt_store_tile<TM, TN, CG>(s, g, y, n, o0 + ol, t0 + tl, acc); /* epilogue */
   }
 }
 
