@@ -18,6 +18,7 @@
 #include "numerics/arith.h"
 #include "numerics/metrics.h"
 #include "reference/oracle.h"
+#include "tests/support/host_cases.h"
 
 extern const c1d_impl c1d_gpu_3xtf32_slab, c1d_gpu_3xtf32_plain, c1d_gpu_3xtf32_nt4,
     c1d_cpu_split_3xtf32_slab, c1d_cpu_split_3xtf32_plain, c1d_cpu_split_3xtf32_fold;
@@ -53,52 +54,10 @@ enum { N_FAST = sizeof fast_names / sizeof fast_names[0] };
 
 // --- helpers ---------------------------------------------------------------------------------------
 
-static const c1d_impl *impl_named(const char *name) {
-  const c1d_impl *impl = c1d_find_impl(name);
-  cr_assert_not_null(impl, "%s is not registered", name);
-  return impl;
-}
-
-static void skip_without_device(void) {
-  const char *why = c1d_gpu_unavailable();
-  if (why) cr_skip_test("%s", why);
-}
-
 static int *shape_indices(void) {
   static int idx[N_SHAPES];
   for (int i = 0; i < N_SHAPES; i++) idx[i] = i;
   return idx;
-}
-
-typedef struct host_case {
-  float *x, *w, *b, *y, *twin;
-  double *ref;
-} host_case;
-
-static host_case make_case(const c1d_shape *s, c1d_dist dist, uint64_t seed, int with_oracle) {
-  host_case h = {0};
-  h.x = malloc((size_t)c1d_x_count(s) * sizeof(float));
-  h.w = malloc((size_t)c1d_w_count(s) * sizeof(float));
-  h.b = s->bias ? malloc((size_t)s->O * sizeof(float)) : NULL;
-  h.y = malloc((size_t)c1d_y_count(s) * sizeof(float));
-  h.twin = malloc((size_t)c1d_y_count(s) * sizeof(float));
-  cr_assert(h.x && h.w && h.y && h.twin && (h.b || !s->bias));
-  c1d_generate(s, dist, seed, h.x, h.w, h.b);
-  if (with_oracle) {
-    h.ref = malloc((size_t)c1d_y_count(s) * sizeof(double));
-    cr_assert_not_null(h.ref);
-    cr_assert_eq(c1d_oracle_f64(s, h.x, h.w, h.b, h.ref, NULL, NULL, NULL), C1D_OK);
-  }
-  return h;
-}
-
-static void free_case(host_case *h) {
-  free(h->x);
-  free(h->w);
-  free(h->b);
-  free(h->y);
-  free(h->twin);
-  free(h->ref);
 }
 
 /* Runs a CPU implementation into out (poisoned first). */
@@ -205,7 +164,7 @@ ParameterizedTest(int *si, gpu_fp32_fast, matches_cpu_naive_bit_for_bit) {
   const c1d_shape *s = &shapes[*si];
   const c1d_dist dists[] = {C1D_DIST_NORMAL, C1D_DIST_ILL_CONDITIONED};
   for (int di = 0; di < 2; di++) {
-    host_case h = make_case(s, dists[di], 1000 + *si, 0);
+    host_case h = make_host_case(s, dists[di], 1000 + *si, 0);
     run_cpu(impl_named("naive"), s, &h, h.twin);
     run_on_gpu(impl_named("gpu_fp32_fast"), s, &h);
     assert_same_bits(c1d_dist_name(dists[di]), s, h.y, h.twin);
@@ -213,7 +172,7 @@ ParameterizedTest(int *si, gpu_fp32_fast, matches_cpu_naive_bit_for_bit) {
       run_on_gpu(fp32_variants[v], s, &h);
       assert_same_bits(fp32_variants[v]->name, s, h.y, h.twin);
     }
-    free_case(&h);
+    free_host_case(&h);
   }
 }
 
@@ -224,7 +183,7 @@ ParameterizedTestParameters(gpu_kahan_fast, matches_kahan_blocked_bit_for_bit) {
 ParameterizedTest(int *si, gpu_kahan_fast, matches_kahan_blocked_bit_for_bit) {
   skip_without_device();
   const c1d_shape *s = &shapes[*si];
-  host_case h = make_case(s, C1D_DIST_NORMAL, 1100 + *si, 0);
+  host_case h = make_host_case(s, C1D_DIST_NORMAL, 1100 + *si, 0);
   run_cpu(impl_named("kahan_blocked"), s, &h, h.twin);
   run_on_gpu(impl_named("gpu_kahan_fast"), s, &h);
   assert_same_bits("normal", s, h.y, h.twin);
@@ -232,14 +191,14 @@ ParameterizedTest(int *si, gpu_kahan_fast, matches_kahan_blocked_bit_for_bit) {
     run_on_gpu(kahan_variants[v], s, &h);
     assert_same_bits(kahan_variants[v]->name, s, h.y, h.twin);
   }
-  free_case(&h);
+  free_host_case(&h);
 }
 
 Test(gpu_fp32_fast, equals_gpu_naive_bit_for_bit_at_full_width) {
   /* 256 x 256 channels, several tiles of times: the layout of the headline shape. */
   skip_without_device();
   const c1d_shape s = {2, 256, 256, 1024, 4, 1, 0};
-  host_case h = make_case(&s, C1D_DIST_CONV_INIT, 77, 0);
+  host_case h = make_host_case(&s, C1D_DIST_CONV_INIT, 77, 0);
   run_on_gpu(impl_named("gpu_naive"), &s, &h);
   memcpy(h.twin, h.y, (size_t)c1d_y_count(&s) * sizeof(float));
   run_on_gpu(impl_named("gpu_fp32_fast"), &s, &h);
@@ -248,7 +207,7 @@ Test(gpu_fp32_fast, equals_gpu_naive_bit_for_bit_at_full_width) {
     run_on_gpu(fp32_variants[v], &s, &h);
     assert_same_bits(fp32_variants[v]->name, &s, h.y, h.twin);
   }
-  free_case(&h);
+  free_host_case(&h);
 }
 
 // --- exactness on integers ---------------------------------------------------------------------------
@@ -260,7 +219,7 @@ ParameterizedTestParameters(gpu_fast, equal_the_oracle_exactly_on_integer_inputs
 ParameterizedTest(int *si, gpu_fast, equal_the_oracle_exactly_on_integer_inputs) {
   skip_without_device();
   const c1d_shape *s = &shapes[*si];
-  host_case h = make_case(s, C1D_DIST_INTEGER, 1200 + *si, 1);
+  host_case h = make_host_case(s, C1D_DIST_INTEGER, 1200 + *si, 1);
   cr_assert_leq(c1d_integer_range(s), 8, "integers beyond 8 may not be exact in TF32");
   for (int i = 0; i < N_FAST; i++) {
     const c1d_impl *impl = impl_named(fast_names[i]);
@@ -274,7 +233,7 @@ ParameterizedTest(int *si, gpu_fast, equal_the_oracle_exactly_on_integer_inputs)
       cr_assert_eq((double)h.y[e], h.ref[e], "%s shape %d element %lld: %.9g vs %.17g", impl->name, *si,
                    (long long)e, h.y[e], h.ref[e]);
   }
-  free_case(&h);
+  free_host_case(&h);
 }
 
 // --- where the errors sit ----------------------------------------------------------------------------
@@ -285,7 +244,7 @@ static const c1d_shape accuracy_shape = {2, 256, 256, 2048, 4, 1, 0};
 Test(gpu_tf32, error_matches_the_tf32_model_within_20_percent) {
   skip_without_device();
   const c1d_shape *s = &accuracy_shape;
-  host_case h = make_case(s, C1D_DIST_NORMAL, 61, 1);
+  host_case h = make_host_case(s, C1D_DIST_NORMAL, 61, 1);
   run_cpu(impl_named("tf32_inputs"), s, &h, h.twin);
   const double model = rel_l2_of(s, h.twin, h.ref);
   run_on_gpu(impl_named("gpu_tf32"), s, &h);
@@ -294,7 +253,7 @@ Test(gpu_tf32, error_matches_the_tf32_model_within_20_percent) {
   cr_assert_gt(kernel, 1e-4, "rel L2 %.3g: TF32 inputs put it near 3e-4", kernel);
   cr_assert_lt(kernel, 1e-3, "rel L2 %.3g", kernel);
   cr_assert_lt(fabs(kernel / model - 1.0), 0.2, "kernel %.4g vs model %.4g", kernel, model);
-  free_case(&h);
+  free_host_case(&h);
 }
 
 /* Kernel and model side by side on the same inputs; returns kernel / model. */
@@ -312,7 +271,7 @@ static double kernel_over_model(const c1d_impl *kernel, const c1d_impl *model, c
 Test(gpu_3xtf32, is_float32_accurate_and_matches_its_model_within_20_percent) {
   skip_without_device();
   const c1d_shape *s = &accuracy_shape;
-  host_case h = make_case(s, C1D_DIST_NORMAL, 62, 1);
+  host_case h = make_host_case(s, C1D_DIST_NORMAL, 62, 1);
   double k;
   const double ratio = kernel_over_model(impl_named("gpu_3xtf32"), impl_named("split_3xtf32"), s, &h, &k);
   cr_assert_lt(k, 1e-6, "gpu_3xtf32 rel L2 %.3g", k);
@@ -325,13 +284,13 @@ Test(gpu_3xtf32, is_float32_accurate_and_matches_its_model_within_20_percent) {
   kernel_over_model(&c1d_gpu_3xtf32_plain, &c1d_cpu_split_3xtf32_plain, s, &h, &k);
   kernel_over_model(&c1d_gpu_3xtf32_slab, &c1d_cpu_split_3xtf32_slab, s, &h, &k);
   cr_assert_lt(k, 1e-6, "gpu_3xtf32_slab rel L2 %.3g", k);
-  free_case(&h);
+  free_host_case(&h);
 }
 
 Test(gpu_kahan_fast, is_more_accurate_than_float32_order) {
   skip_without_device();
   const c1d_shape *s = &accuracy_shape;
-  host_case h = make_case(s, C1D_DIST_NORMAL, 63, 1);
+  host_case h = make_host_case(s, C1D_DIST_NORMAL, 63, 1);
   run_on_gpu(impl_named("gpu_fp32_fast"), s, &h);
   const double fp32 = rel_l2_of(s, h.y, h.ref);
   run_on_gpu(impl_named("gpu_kahan_fast"), s, &h);
@@ -339,7 +298,7 @@ Test(gpu_kahan_fast, is_more_accurate_than_float32_order) {
   cr_log_info("rel L2: gpu_kahan_fast %.4g, gpu_fp32_fast %.4g", kahan, fp32);
   cr_assert_lt(kahan, 1e-7, "gpu_kahan_fast rel L2 %.3g", kahan);
   cr_assert_lt(kahan * 4, fp32);
-  free_case(&h);
+  free_host_case(&h);
 }
 
 // --- an output past 2^31 elements ---------------------------------------------------------------------
@@ -362,7 +321,7 @@ Test(gpu_fast, write_every_element_of_an_output_past_2_to_the_31, .timeout = 600
   const c1d_shape s = {1, 2, 64, ((int64_t)1 << 25) + 5, 4, 1, 1};
   const int64_t ny = c1d_y_count(&s);
   cr_assert_gt(ny, (int64_t)1 << 31);
-  host_case h = make_case(&s, C1D_DIST_INTEGER, 91, 0);
+  host_case h = make_host_case(&s, C1D_DIST_INTEGER, 91, 0);
   const char *names[] = {"gpu_fp32_fast", "gpu_tf32"};
   for (int i = 0; i < 2; i++) {
     run_on_gpu(impl_named(names[i]), &s, &h);
@@ -377,5 +336,5 @@ Test(gpu_fast, write_every_element_of_an_output_past_2_to_the_31, .timeout = 600
                    (long long)o, (long long)t, h.y[e], want);
     }
   }
-  free_case(&h);
+  free_host_case(&h);
 }

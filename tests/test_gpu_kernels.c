@@ -16,6 +16,7 @@
 #include "harness/registry.h"
 #include "numerics/arith.h"
 #include "reference/oracle.h"
+#include "tests/support/host_cases.h"
 
 #ifdef C1D_HAVE_CUDA
 #include "gpu/device.h"
@@ -53,37 +54,6 @@ static const c1d_shape shapes[] = {
 enum { N_SHAPES = sizeof shapes / sizeof shapes[0] };
 
 // --- helpers ---------------------------------------------------------------------------------------
-
-static const c1d_impl *impl_named(const char *name) {
-  const c1d_impl *impl = c1d_find_impl(name);
-  cr_assert_not_null(impl, "%s is not registered", name);
-  return impl;
-}
-
-static void skip_without_device(void) {
-  const char *why = c1d_gpu_unavailable();
-  if (why) cr_skip_test("%s", why);
-}
-
-typedef struct host_case {
-  float *x, *w, *b;
-} host_case;
-
-static host_case make_case(const c1d_shape *s, c1d_dist dist, uint64_t seed) {
-  host_case h = {0};
-  h.x = malloc((size_t)c1d_x_count(s) * sizeof(float));
-  h.w = malloc((size_t)c1d_w_count(s) * sizeof(float));
-  h.b = s->bias ? malloc((size_t)s->O * sizeof(float)) : NULL;
-  cr_assert(h.x && h.w && (h.b || !s->bias));
-  c1d_generate(s, dist, seed, h.x, h.w, h.b);
-  return h;
-}
-
-static void free_case(host_case *h) {
-  free(h->x);
-  free(h->w);
-  free(h->b);
-}
 
 static float *alloc_y(const c1d_shape *s) {
   float *y = malloc((size_t)c1d_y_count(s) * sizeof(float));
@@ -175,7 +145,7 @@ static void check_twin(const c1d_impl *gpu, const c1d_impl *cpu, const c1d_shape
   skip_without_device();
   cr_assert_str_eq(gpu->twin, cpu->name);
   cr_assert(gpu->twin_bit_exact);
-  host_case h = make_case(s, C1D_DIST_NORMAL, seed);
+  host_case h = make_host_case(s, C1D_DIST_NORMAL, seed, 0);
   float *want = alloc_y(s), *got = alloc_y(s), *again = alloc_y(s);
   c1d_exec ex;
   memset(&ex, 0, sizeof ex);
@@ -194,7 +164,7 @@ static void check_twin(const c1d_impl *gpu, const c1d_impl *cpu, const c1d_shape
   free(want);
   free(got);
   free(again);
-  free_case(&h);
+  free_host_case(&h);
 }
 
 ParameterizedTestParameters(gpu_naive, matches_cpu_naive_bit_for_bit_on_every_run) {
@@ -261,7 +231,7 @@ ParameterizedTestParameters(gpu_oracle_f64, agrees_with_the_cpu_oracle_within_1e
 }
 ParameterizedTest(const c1d_shape *s, gpu_oracle_f64, agrees_with_the_cpu_oracle_within_1e_13_m) {
   skip_without_device();
-  host_case h = make_case(s, C1D_DIST_NORMAL, 105);
+  host_case h = make_host_case(s, C1D_DIST_NORMAL, 105, 0);
   double *want = alloc_y64(s), *want_m = alloc_y64(s), *got = alloc_y64(s), *got_m = alloc_y64(s);
   cr_assert_eq(c1d_oracle_f64(s, h.x, h.w, h.b, want, want_m, NULL, NULL), C1D_OK);
   dev_case d = upload_case(s, &h);
@@ -299,7 +269,7 @@ ParameterizedTest(const c1d_shape *s, gpu_oracle_f64, agrees_with_the_cpu_oracle
   free(want_m);
   free(got);
   free(got_m);
-  free_case(&h);
+  free_host_case(&h);
 }
 
 /* The MMA path at a size with many blocks, chunks and both tile edges, against the direct path. */
@@ -307,7 +277,7 @@ Test(gpu_oracle_f64, mma_path_agrees_with_the_direct_path_on_a_larger_shape) {
   skip_without_device();
   const c1d_shape s = {3, 45, 150, 1100, 4, 2, 1};
   if (c1d_gpu_oracle_f64_path(&s) != C1D_ORACLE_PATH_MMA) cr_skip_test("no FP64 MMA on this device");
-  host_case h = make_case(&s, C1D_DIST_CONV_INIT, 106);
+  host_case h = make_host_case(&s, C1D_DIST_CONV_INIT, 106, 0);
   dev_case d = upload_case(&s, &h);
   double *y = alloc_y64(&s), *m = alloc_y64(&s), *yd = alloc_y64(&s), *md = alloc_y64(&s);
   gpu_oracle_on(C1D_ORACLE_PATH_MMA, &s, &d, y, m);
@@ -319,7 +289,7 @@ Test(gpu_oracle_f64, mma_path_agrees_with_the_direct_path_on_a_larger_shape) {
   free(m);
   free(yd);
   free(md);
-  free_case(&h);
+  free_host_case(&h);
 }
 
 // --- integer inputs: every kernel exact ------------------------------------------------------------
@@ -334,7 +304,7 @@ ParameterizedTestParameters(gpu_kernels, equal_the_oracle_exactly_on_integer_inp
 }
 ParameterizedTest(const c1d_shape *s, gpu_kernels, equal_the_oracle_exactly_on_integer_inputs) {
   skip_without_device();
-  host_case h = make_case(s, C1D_DIST_INTEGER, 107);
+  host_case h = make_host_case(s, C1D_DIST_INTEGER, 107, 0);
   double *want = alloc_y64(s);
   cr_assert_eq(c1d_oracle_f64(s, h.x, h.w, h.b, want, NULL, NULL, NULL), C1D_OK);
   dev_case d = upload_case(s, &h);
@@ -351,7 +321,7 @@ ParameterizedTest(const c1d_shape *s, gpu_kernels, equal_the_oracle_exactly_on_i
   free(got);
   free(want);
   free_dev_case(&d);
-  free_case(&h);
+  free_host_case(&h);
 }
 
 // --- limits and errors -------------------------------------------------------------------------------

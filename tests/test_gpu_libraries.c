@@ -17,6 +17,7 @@
 #include "numerics/arith.h"
 #include "numerics/metrics.h"
 #include "reference/oracle.h"
+#include "tests/support/host_cases.h"
 
 static const char *const library_names[] = {"cudnn_fp32", "cudnn_tf32", "cublas_im2col_fp32",
                                             "cublas_im2col_tf32"};
@@ -32,46 +33,6 @@ static const c1d_shape shapes[] = {
 enum { N_SHAPES = sizeof shapes / sizeof shapes[0] };
 
 // --- helpers ---------------------------------------------------------------------------------------
-
-static const c1d_impl *impl_named(const char *name) {
-  const c1d_impl *impl = c1d_find_impl(name);
-  cr_assert_not_null(impl, "%s is not registered", name);
-  return impl;
-}
-
-static void skip_without_device(void) {
-  const char *why = c1d_gpu_unavailable();
-  if (why) cr_skip_test("%s", why);
-}
-
-typedef struct host_case {
-  float *x, *w, *b, *y;
-  double *ref;
-} host_case;
-
-static host_case make_case(const c1d_shape *s, c1d_dist dist, uint64_t seed, int with_oracle) {
-  host_case h = {0};
-  h.x = malloc((size_t)c1d_x_count(s) * sizeof(float));
-  h.w = malloc((size_t)c1d_w_count(s) * sizeof(float));
-  h.b = s->bias ? malloc((size_t)s->O * sizeof(float)) : NULL;
-  h.y = malloc((size_t)c1d_y_count(s) * sizeof(float));
-  cr_assert(h.x && h.w && h.y && (h.b || !s->bias));
-  c1d_generate(s, dist, seed, h.x, h.w, h.b);
-  if (with_oracle) {
-    h.ref = malloc((size_t)c1d_y_count(s) * sizeof(double));
-    cr_assert_not_null(h.ref);
-    cr_assert_eq(c1d_oracle_f64(s, h.x, h.w, h.b, h.ref, NULL, NULL, NULL), C1D_OK);
-  }
-  return h;
-}
-
-static void free_case(host_case *h) {
-  free(h->x);
-  free(h->w);
-  free(h->b);
-  free(h->y);
-  free(h->ref);
-}
 
 /* Uploads the inputs, poisons y, runs setup/run/teardown once, downloads y into h->y. ex keeps what the
  * implementation reported. */
@@ -174,7 +135,7 @@ ParameterizedTestParameters(gpu_libraries, equal_the_oracle_exactly_on_integer_i
 ParameterizedTest(int *si, gpu_libraries, equal_the_oracle_exactly_on_integer_inputs) {
   skip_without_device();
   const c1d_shape *s = &shapes[*si];
-  host_case h = make_case(s, C1D_DIST_INTEGER, 300 + *si, 1);
+  host_case h = make_host_case(s, C1D_DIST_INTEGER, 300 + *si, 1);
   const char *names[] = {"cudnn_fp32", "cudnn_tf32", "cublas_im2col_fp32", "cublas_im2col_tf32",
                          "gpu_tf32_inputs"};
   cr_assert_leq(c1d_integer_range(s), 8, "integers beyond 8 may not be exact in TF32");
@@ -193,7 +154,7 @@ ParameterizedTest(int *si, gpu_libraries, equal_the_oracle_exactly_on_integer_in
       cr_assert_eq((double)h.y[e], h.ref[e], "%s (%s, %s) shape %d element %lld: %.9g vs %.17g",
                    names[i], ex.algo, ex.math, *si, (long long)e, h.y[e], h.ref[e]);
   }
-  free_case(&h);
+  free_host_case(&h);
 }
 
 // --- float32 accuracy and what TF32 paths really did -----------------------------------------------
@@ -201,7 +162,7 @@ ParameterizedTest(int *si, gpu_libraries, equal_the_oracle_exactly_on_integer_in
 Test(gpu_libraries, cudnn_fp32_is_float32_accurate_on_normal_inputs) {
   skip_without_device();
   const c1d_shape s = {2, 64, 48, 1000, 4, 2, 1};
-  host_case h = make_case(&s, C1D_DIST_NORMAL, 41, 1);
+  host_case h = make_host_case(&s, C1D_DIST_NORMAL, 41, 1);
   c1d_exec ex;
   run_on_gpu(impl_named("cudnn_fp32"), &s, &h, &ex);
   c1d_metrics m = metrics_of(&s, &h);
@@ -210,25 +171,25 @@ Test(gpu_libraries, cudnn_fp32_is_float32_accurate_on_normal_inputs) {
   cr_assert_lt(m.rel_l2, 2e-6, "cudnn_fp32 rel L2 %.3g (%s, %s)", m.rel_l2, ex.algo, ex.math);
   cr_assert_eq(ex.used_tf32, 0, "cudnn_fp32 used TF32: %s", ex.math);
   cr_assert_str_eq(ex.math, "FMA (fp32)");
-  free_case(&h);
+  free_host_case(&h);
 }
 
 Test(gpu_libraries, cublas_im2col_fp32_is_float32_accurate_on_normal_inputs) {
   skip_without_device();
   const c1d_shape s = {2, 64, 48, 1000, 4, 2, 1};
-  host_case h = make_case(&s, C1D_DIST_NORMAL, 42, 1);
+  host_case h = make_host_case(&s, C1D_DIST_NORMAL, 42, 1);
   c1d_exec ex;
   run_on_gpu(impl_named("cublas_im2col_fp32"), &s, &h, &ex);
   c1d_metrics m = metrics_of(&s, &h);
   cr_log_info("cublas_im2col_fp32: math %s, rel L2 %.3g", ex.math, m.rel_l2);
   cr_assert_lt(m.rel_l2, 2e-6, "rel L2 %.3g", m.rel_l2);
   cr_assert_eq(ex.used_tf32, 0, "%s", ex.math);
-  free_case(&h);
+  free_host_case(&h);
 }
 
 /* used_tf32 must match the error: TF32 input rounding puts rel L2 near 1e-4..1e-3, float32 near 1e-7. */
 static void check_used_tf32_against_error(const char *name, const c1d_shape *s, uint64_t seed) {
-  host_case h = make_case(s, C1D_DIST_NORMAL, seed, 1);
+  host_case h = make_host_case(s, C1D_DIST_NORMAL, seed, 1);
   c1d_exec ex;
   run_on_gpu(impl_named(name), s, &h, &ex);
   c1d_metrics m = metrics_of(s, &h);
@@ -244,7 +205,7 @@ static void check_used_tf32_against_error(const char *name, const c1d_shape *s, 
     cr_assert_lt(m.rel_l2, 2e-6, "%s says fp32 (%s) but rel L2 is %.3g", name, ex.math, m.rel_l2);
     cr_assert(strncmp(ex.math, "FMA", 3) == 0, "%s: math \"%s\" for an fp32 path", name, ex.math);
   }
-  free_case(&h);
+  free_host_case(&h);
 }
 
 Test(gpu_libraries, cudnn_tf32_reports_what_it_used_on_the_small_dilated_shape) {
@@ -294,7 +255,7 @@ ParameterizedTest(int *si, gpu_libraries, gpu_tf32_inputs_equals_the_cpu_model_b
   skip_without_device();
   const c1d_shape *s = &shapes[*si];
   const c1d_impl *cpu = impl_named("tf32_inputs");
-  host_case h = make_case(s, C1D_DIST_NORMAL, 400 + *si, 0);
+  host_case h = make_host_case(s, C1D_DIST_NORMAL, 400 + *si, 0);
   const int64_t ny = c1d_y_count(s);
   float *want = malloc((size_t)ny * sizeof(float));
   cr_assert_not_null(want);
@@ -307,5 +268,5 @@ ParameterizedTest(int *si, gpu_libraries, gpu_tf32_inputs_equals_the_cpu_model_b
     cr_assert_eq(c1d_float_bits(h.y[e]), c1d_float_bits(want[e]),
                  "shape %d element %lld: gpu %a, cpu %a", *si, (long long)e, h.y[e], want[e]);
   free(want);
-  free_case(&h);
+  free_host_case(&h);
 }

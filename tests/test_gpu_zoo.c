@@ -15,6 +15,7 @@
 #include "harness/inputs.h"
 #include "harness/registry.h"
 #include "reference/oracle.h"
+#include "tests/support/host_cases.h"
 
 #ifdef C1D_HAVE_CUDA
 #include "gpu/device.h"
@@ -50,11 +51,6 @@ static const char *const correct_names[] = {
 enum { N_CORRECT = sizeof correct_names / sizeof correct_names[0] };
 
 // --- helpers -------------------------------------------------------------------------------------
-
-static void skip_without_device(void) {
-  const char *why = c1d_gpu_unavailable();
-  if (why) cr_skip_test("%s", why);
-}
 
 /* One (shape, distribution, seed): host inputs, the oracle, the explainer's models, device copies. */
 typedef struct gpu_problem {
