@@ -69,43 +69,6 @@ static void run_cpu(const c1d_impl *impl, const c1d_shape *s, const host_case *h
                c1d_error_detail());
 }
 
-/* Uploads the inputs, poisons y, runs setup/run/teardown once, downloads y into h->y. */
-static void run_on_gpu(const c1d_impl *impl, const c1d_shape *s, host_case *h) {
-  float *x = NULL, *w = NULL, *b = NULL, *y = NULL;
-  const size_t nx = (size_t)c1d_x_count(s), nw = (size_t)c1d_w_count(s), ny = (size_t)c1d_y_count(s);
-  c1d_exec ex;
-  memset(&ex, 0, sizeof ex);
-  ex.used_tf32 = -1;
-  cr_assert_null(impl->supported ? impl->supported(s) : NULL, "%s refuses the shape", impl->name);
-  cr_assert_eq(c1d_gpu_malloc((void **)&x, nx * 4, "x"), C1D_OK, "%s", c1d_error_detail());
-  cr_assert_eq(c1d_gpu_malloc((void **)&w, nw * 4, "w"), C1D_OK, "%s", c1d_error_detail());
-  cr_assert_eq(c1d_gpu_malloc((void **)&y, ny * 4, "y"), C1D_OK, "%s", c1d_error_detail());
-  if (s->bias) {
-    cr_assert_eq(c1d_gpu_malloc((void **)&b, (size_t)s->O * 4, "b"), C1D_OK);
-    cr_assert_eq(c1d_gpu_upload(b, h->b, (size_t)s->O * 4), C1D_OK);
-  }
-  cr_assert_eq(c1d_gpu_upload(x, h->x, nx * 4), C1D_OK);
-  cr_assert_eq(c1d_gpu_upload(w, h->w, nw * 4), C1D_OK);
-  cr_assert_eq(c1d_gpu_poison(y, (int64_t)ny), C1D_OK);
-  if (impl->setup)
-    cr_assert_eq(impl->setup(s, &ex), C1D_OK, "%s setup: %s", impl->name, c1d_error_detail());
-  cr_assert_eq(impl->run(s, x, w, b, y, &ex), C1D_OK, "%s run: %s", impl->name, c1d_error_detail());
-  cr_assert_eq(c1d_gpu_synchronize(), C1D_OK, "%s: %s", impl->name, c1d_error_detail());
-  cr_assert_eq(c1d_gpu_download(h->y, y, ny * 4), C1D_OK);
-  if (impl->teardown) impl->teardown(&ex);
-  c1d_gpu_free(x);
-  c1d_gpu_free(w);
-  c1d_gpu_free(b);
-  c1d_gpu_free(y);
-}
-
-static void assert_same_bits(const char *what, const c1d_shape *s, const float *a, const float *b) {
-  for (int64_t e = 0; e < c1d_y_count(s); e++)
-    cr_assert_eq(c1d_float_bits(a[e]), c1d_float_bits(b[e]), "%s: element %lld (n=%lld o=%lld t=%lld): %.9g vs %.9g",
-                 what, (long long)e, (long long)(e / (s->O * s->L)), (long long)(e / s->L % s->O),
-                 (long long)(e % s->L), a[e], b[e]);
-}
-
 static double rel_l2_of(const c1d_shape *s, const float *y, const double *ref) {
   c1d_metric_options opt;
   c1d_metrics m;
@@ -166,10 +129,10 @@ ParameterizedTest(int *si, gpu_fp32_fast, matches_cpu_naive_bit_for_bit) {
   for (int di = 0; di < 2; di++) {
     host_case h = make_host_case(s, dists[di], 1000 + *si, 0);
     run_cpu(impl_named("naive"), s, &h, h.twin);
-    run_on_gpu(impl_named("gpu_fp32_fast"), s, &h);
+    run_on_gpu(impl_named("gpu_fp32_fast"), s, &h, NULL);
     assert_same_bits(c1d_dist_name(dists[di]), s, h.y, h.twin);
     for (size_t v = 0; v < sizeof fp32_variants / sizeof fp32_variants[0]; v++) {
-      run_on_gpu(fp32_variants[v], s, &h);
+      run_on_gpu(fp32_variants[v], s, &h, NULL);
       assert_same_bits(fp32_variants[v]->name, s, h.y, h.twin);
     }
     free_host_case(&h);
@@ -185,10 +148,10 @@ ParameterizedTest(int *si, gpu_kahan_fast, matches_kahan_blocked_bit_for_bit) {
   const c1d_shape *s = &shapes[*si];
   host_case h = make_host_case(s, C1D_DIST_NORMAL, 1100 + *si, 0);
   run_cpu(impl_named("kahan_blocked"), s, &h, h.twin);
-  run_on_gpu(impl_named("gpu_kahan_fast"), s, &h);
+  run_on_gpu(impl_named("gpu_kahan_fast"), s, &h, NULL);
   assert_same_bits("normal", s, h.y, h.twin);
   for (size_t v = 0; v < sizeof kahan_variants / sizeof kahan_variants[0]; v++) {
-    run_on_gpu(kahan_variants[v], s, &h);
+    run_on_gpu(kahan_variants[v], s, &h, NULL);
     assert_same_bits(kahan_variants[v]->name, s, h.y, h.twin);
   }
   free_host_case(&h);
@@ -199,12 +162,12 @@ Test(gpu_fp32_fast, equals_gpu_naive_bit_for_bit_at_full_width) {
   skip_without_device();
   const c1d_shape s = {2, 256, 256, 1024, 4, 1, 0};
   host_case h = make_host_case(&s, C1D_DIST_CONV_INIT, 77, 0);
-  run_on_gpu(impl_named("gpu_naive"), &s, &h);
+  run_on_gpu(impl_named("gpu_naive"), &s, &h, NULL);
   memcpy(h.twin, h.y, (size_t)c1d_y_count(&s) * sizeof(float));
-  run_on_gpu(impl_named("gpu_fp32_fast"), &s, &h);
+  run_on_gpu(impl_named("gpu_fp32_fast"), &s, &h, NULL);
   assert_same_bits("gpu_naive", &s, h.y, h.twin);
   for (size_t v = 0; v < sizeof fp32_variants / sizeof fp32_variants[0]; v++) {
-    run_on_gpu(fp32_variants[v], &s, &h);
+    run_on_gpu(fp32_variants[v], &s, &h, NULL);
     assert_same_bits(fp32_variants[v]->name, &s, h.y, h.twin);
   }
   free_host_case(&h);
@@ -228,7 +191,7 @@ ParameterizedTest(int *si, gpu_fast, equal_the_oracle_exactly_on_integer_inputs)
       cr_assert_gt(s->K, 8, "%s refuses shape %d: %s", impl->name, *si, why);
       continue;
     }
-    run_on_gpu(impl, s, &h);
+    run_on_gpu(impl, s, &h, NULL);
     for (int64_t e = 0; e < c1d_y_count(s); e++)
       cr_assert_eq((double)h.y[e], h.ref[e], "%s shape %d element %lld: %.9g vs %.17g", impl->name, *si,
                    (long long)e, h.y[e], h.ref[e]);
@@ -247,7 +210,7 @@ Test(gpu_tf32, error_matches_the_tf32_model_within_20_percent) {
   host_case h = make_host_case(s, C1D_DIST_NORMAL, 61, 1);
   run_cpu(impl_named("tf32_inputs"), s, &h, h.twin);
   const double model = rel_l2_of(s, h.twin, h.ref);
-  run_on_gpu(impl_named("gpu_tf32"), s, &h);
+  run_on_gpu(impl_named("gpu_tf32"), s, &h, NULL);
   const double kernel = rel_l2_of(s, h.y, h.ref);
   cr_log_info("gpu_tf32 rel L2 %.4g, tf32_inputs model %.4g (ratio %.3f)", kernel, model, kernel / model);
   cr_assert_gt(kernel, 1e-4, "rel L2 %.3g: TF32 inputs put it near 3e-4", kernel);
@@ -261,7 +224,7 @@ static double kernel_over_model(const c1d_impl *kernel, const c1d_impl *model, c
                                 host_case *h, double *kernel_l2) {
   run_cpu(model, s, h, h->twin);
   const double m = rel_l2_of(s, h->twin, h->ref);
-  run_on_gpu(kernel, s, h);
+  run_on_gpu(kernel, s, h, NULL);
   const double k = rel_l2_of(s, h->y, h->ref);
   cr_log_info("%s rel L2 %.4g, model %s %.4g, ratio %.3f", kernel->name, k, model->name, m, k / m);
   *kernel_l2 = k;
@@ -291,9 +254,9 @@ Test(gpu_kahan_fast, is_more_accurate_than_float32_order) {
   skip_without_device();
   const c1d_shape *s = &accuracy_shape;
   host_case h = make_host_case(s, C1D_DIST_NORMAL, 63, 1);
-  run_on_gpu(impl_named("gpu_fp32_fast"), s, &h);
+  run_on_gpu(impl_named("gpu_fp32_fast"), s, &h, NULL);
   const double fp32 = rel_l2_of(s, h.y, h.ref);
-  run_on_gpu(impl_named("gpu_kahan_fast"), s, &h);
+  run_on_gpu(impl_named("gpu_kahan_fast"), s, &h, NULL);
   const double kahan = rel_l2_of(s, h.y, h.ref);
   cr_log_info("rel L2: gpu_kahan_fast %.4g, gpu_fp32_fast %.4g", kahan, fp32);
   cr_assert_lt(kahan, 1e-7, "gpu_kahan_fast rel L2 %.3g", kahan);
@@ -324,7 +287,7 @@ Test(gpu_fast, write_every_element_of_an_output_past_2_to_the_31, .timeout = 600
   host_case h = make_host_case(&s, C1D_DIST_INTEGER, 91, 0);
   const char *names[] = {"gpu_fp32_fast", "gpu_tf32"};
   for (int i = 0; i < 2; i++) {
-    run_on_gpu(impl_named(names[i]), &s, &h);
+    run_on_gpu(impl_named(names[i]), &s, &h, NULL);
     int64_t bad = 0;
     for (int64_t e = 0; e < ny; e++) bad += isnan(h.y[e]) != 0;
     cr_assert_eq(bad, 0, "%s left %lld elements unwritten", names[i], (long long)bad);

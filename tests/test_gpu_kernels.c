@@ -93,7 +93,7 @@ static void free_dev_case(dev_case *d) {
 }
 
 /* Poisons a device y, runs setup/run/teardown once, downloads y into y_host. */
-static void run_on_gpu(const c1d_impl *impl, const c1d_shape *s, const dev_case *d, float *y_host) {
+static void run_uploaded(const c1d_impl *impl, const c1d_shape *s, const dev_case *d, float *y_host) {
   float *y = NULL;
   const int64_t ny = c1d_y_count(s);
   c1d_exec ex;
@@ -125,20 +125,6 @@ static void assert_all_written(const char *name, const c1d_shape *s, const float
     }
 }
 
-/* Fails naming the first element whose bits differ. */
-static void assert_same_bits(const char *what, const c1d_shape *s, const float *a, const float *b) {
-  const int64_t ny = c1d_y_count(s);
-  char text[128];
-  if (memcmp(a, b, (size_t)ny * sizeof(float)) == 0) return;
-  for (int64_t i = 0; i < ny; i++)
-    if (c1d_float_bits(a[i]) != c1d_float_bits(b[i])) {
-      shape_text(s, text);
-      cr_assert_fail("%s: y[n=%lld, o=%lld, t=%lld] is %a against %a at %s", what,
-                     (long long)(i / s->L / s->O), (long long)(i / s->L % s->O),
-                     (long long)(i % s->L), (double)a[i], (double)b[i], text);
-    }
-}
-
 /* The twin property for one kernel and one shape: CPU twin once, GPU twice; every element written,
  * GPU == CPU bit for bit, and the two GPU runs identical. */
 static void check_twin(const c1d_impl *gpu, const c1d_impl *cpu, const c1d_shape *s, uint64_t seed) {
@@ -152,12 +138,12 @@ static void check_twin(const c1d_impl *gpu, const c1d_impl *cpu, const c1d_shape
   cr_assert_eq(cpu->run(s, h.x, h.w, h.b, want, &ex), C1D_OK, "%s: %s", cpu->name,
                c1d_error_detail());
   dev_case d = upload_case(s, &h);
-  run_on_gpu(gpu, s, &d, got);
+  run_uploaded(gpu, s, &d, got);
   assert_all_written(gpu->name, s, got);
   char what[160];
   snprintf(what, sizeof what, "%s against its CPU twin %s", gpu->name, cpu->name);
   assert_same_bits(what, s, got, want);
-  run_on_gpu(gpu, s, &d, again);
+  run_uploaded(gpu, s, &d, again);
   snprintf(what, sizeof what, "%s run twice", gpu->name);
   assert_same_bits(what, s, again, got);
   free_dev_case(&d);
@@ -256,10 +242,10 @@ ParameterizedTest(const c1d_shape *s, gpu_oracle_f64, agrees_with_the_cpu_oracle
   c1d_gpu_free(y64);
   float *rounded = alloc_y(s), *out = alloc_y(s), *again = alloc_y(s);
   for (int64_t i = 0; i < c1d_y_count(s); i++) rounded[i] = (float)got[i];
-  run_on_gpu(&c1d_gpu_oracle_f64_impl, s, &d, out);
+  run_uploaded(&c1d_gpu_oracle_f64_impl, s, &d, out);
   assert_all_written("gpu_oracle_f64", s, out);
   assert_same_bits("gpu_oracle_f64 against its float64 output rounded", s, out, rounded);
-  run_on_gpu(&c1d_gpu_oracle_f64_impl, s, &d, again);
+  run_uploaded(&c1d_gpu_oracle_f64_impl, s, &d, again);
   assert_same_bits("gpu_oracle_f64 run twice", s, again, out);
   free(rounded);
   free(out);
@@ -313,7 +299,7 @@ ParameterizedTest(const c1d_shape *s, gpu_kernels, equal_the_oracle_exactly_on_i
   shape_text(s, text);
   for (int i = 0; i < N_GPU; i++) {
     const c1d_impl *impl = impl_named(gpu_names[i]);
-    run_on_gpu(impl, s, &d, got);
+    run_uploaded(impl, s, &d, got);
     for (int64_t j = 0; j < c1d_y_count(s); j++)
       cr_assert_eq((double)got[j], want[j], "%s: element %lld is %.9g, exactly %.17g, at %s",
                    impl->name, (long long)j, (double)got[j], want[j], text);

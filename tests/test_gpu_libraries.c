@@ -34,36 +34,6 @@ enum { N_SHAPES = sizeof shapes / sizeof shapes[0] };
 
 // --- helpers ---------------------------------------------------------------------------------------
 
-/* Uploads the inputs, poisons y, runs setup/run/teardown once, downloads y into h->y. ex keeps what the
- * implementation reported. */
-static void run_on_gpu(const c1d_impl *impl, const c1d_shape *s, host_case *h, c1d_exec *ex) {
-  float *x = NULL, *w = NULL, *b = NULL, *y = NULL;
-  const size_t nx = (size_t)c1d_x_count(s), nw = (size_t)c1d_w_count(s), ny = (size_t)c1d_y_count(s);
-  memset(ex, 0, sizeof *ex);
-  ex->used_tf32 = -1;
-  cr_assert_null(impl->supported ? impl->supported(s) : NULL, "%s refuses the shape", impl->name);
-  cr_assert_eq(c1d_gpu_malloc((void **)&x, nx * 4, "x"), C1D_OK, "%s", c1d_error_detail());
-  cr_assert_eq(c1d_gpu_malloc((void **)&w, nw * 4, "w"), C1D_OK, "%s", c1d_error_detail());
-  cr_assert_eq(c1d_gpu_malloc((void **)&y, ny * 4, "y"), C1D_OK, "%s", c1d_error_detail());
-  if (s->bias) {
-    cr_assert_eq(c1d_gpu_malloc((void **)&b, (size_t)s->O * 4, "b"), C1D_OK);
-    cr_assert_eq(c1d_gpu_upload(b, h->b, (size_t)s->O * 4), C1D_OK);
-  }
-  cr_assert_eq(c1d_gpu_upload(x, h->x, nx * 4), C1D_OK);
-  cr_assert_eq(c1d_gpu_upload(w, h->w, nw * 4), C1D_OK);
-  cr_assert_eq(c1d_gpu_poison(y, (int64_t)ny), C1D_OK);
-  if (impl->setup)
-    cr_assert_eq(impl->setup(s, ex), C1D_OK, "%s setup: %s", impl->name, c1d_error_detail());
-  cr_assert_eq(impl->run(s, x, w, b, y, ex), C1D_OK, "%s run: %s", impl->name, c1d_error_detail());
-  cr_assert_eq(c1d_gpu_synchronize(), C1D_OK, "%s: %s", impl->name, c1d_error_detail());
-  cr_assert_eq(c1d_gpu_download(h->y, y, ny * 4), C1D_OK);
-  if (impl->teardown) impl->teardown(ex);
-  c1d_gpu_free(x);
-  c1d_gpu_free(w);
-  c1d_gpu_free(b);
-  c1d_gpu_free(y);
-}
-
 static c1d_metrics metrics_of(const c1d_shape *s, const host_case *h) {
   c1d_metric_options opt;
   c1d_metrics m;

@@ -3,10 +3,16 @@
 
 #include <criterion/criterion.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "harness/execute.h"
 #include "harness/registry.h"
+#include "numerics/arith.h"
 #include "reference/oracle.h"
+
+#ifdef C1D_HAVE_CUDA
+#include "gpu/device.h"
+#endif
 
 const c1d_impl *impl_named(const char *name) {
   const c1d_impl *impl = c1d_find_impl(name);
@@ -44,3 +50,48 @@ void free_host_case(host_case *h) {
   free(h->twin);
   free(h->ref);
 }
+
+void assert_same_bits(const char *what, const c1d_shape *s, const float *a, const float *b) {
+  const int64_t ny = c1d_y_count(s);
+  if (memcmp(a, b, (size_t)ny * sizeof(float)) == 0) return;
+  char text[128];
+  for (int64_t i = 0; i < ny; i++)
+    if (c1d_float_bits(a[i]) != c1d_float_bits(b[i])) {
+      c1d_shape_format(s, text, sizeof text);
+      cr_assert_fail("%s: y[n=%lld, o=%lld, t=%lld] is %a against %a at %s", what,
+                     (long long)(i / s->L / s->O), (long long)(i / s->L % s->O),
+                     (long long)(i % s->L), (double)a[i], (double)b[i], text);
+    }
+}
+
+#ifdef C1D_HAVE_CUDA
+void run_on_gpu(const c1d_impl *impl, const c1d_shape *s, host_case *h, c1d_exec *ex) {
+  c1d_exec local;
+  if (!ex) ex = &local;
+  float *x = NULL, *w = NULL, *b = NULL, *y = NULL;
+  const size_t nx = (size_t)c1d_x_count(s), nw = (size_t)c1d_w_count(s), ny = (size_t)c1d_y_count(s);
+  memset(ex, 0, sizeof *ex);
+  ex->used_tf32 = -1;
+  cr_assert_null(impl->supported ? impl->supported(s) : NULL, "%s refuses the shape", impl->name);
+  cr_assert_eq(c1d_gpu_malloc((void **)&x, nx * 4, "x"), C1D_OK, "%s", c1d_error_detail());
+  cr_assert_eq(c1d_gpu_malloc((void **)&w, nw * 4, "w"), C1D_OK, "%s", c1d_error_detail());
+  cr_assert_eq(c1d_gpu_malloc((void **)&y, ny * 4, "y"), C1D_OK, "%s", c1d_error_detail());
+  if (s->bias) {
+    cr_assert_eq(c1d_gpu_malloc((void **)&b, (size_t)s->O * 4, "b"), C1D_OK);
+    cr_assert_eq(c1d_gpu_upload(b, h->b, (size_t)s->O * 4), C1D_OK);
+  }
+  cr_assert_eq(c1d_gpu_upload(x, h->x, nx * 4), C1D_OK);
+  cr_assert_eq(c1d_gpu_upload(w, h->w, nw * 4), C1D_OK);
+  cr_assert_eq(c1d_gpu_poison(y, (int64_t)ny), C1D_OK);
+  if (impl->setup)
+    cr_assert_eq(impl->setup(s, ex), C1D_OK, "%s setup: %s", impl->name, c1d_error_detail());
+  cr_assert_eq(impl->run(s, x, w, b, y, ex), C1D_OK, "%s run: %s", impl->name, c1d_error_detail());
+  cr_assert_eq(c1d_gpu_synchronize(), C1D_OK, "%s: %s", impl->name, c1d_error_detail());
+  cr_assert_eq(c1d_gpu_download(h->y, y, ny * 4), C1D_OK);
+  if (impl->teardown) impl->teardown(ex);
+  c1d_gpu_free(x);
+  c1d_gpu_free(w);
+  c1d_gpu_free(b);
+  c1d_gpu_free(y);
+}
+#endif
