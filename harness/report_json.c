@@ -200,6 +200,7 @@ cJSON *c1d_explanation_json(const c1d_explanation *e) {
   add_num(rg, "count", (double)e->region.count);
   add_num(rg, "fraction", e->region.fraction);
   add_text(rg, "kind", e->region.kind);
+  add_text(rg, "class", c1d_region_class_name(e->region.cls));
   add_text(rg, "n", e->region.n);
   add_text(rg, "o", e->region.o);
   add_text(rg, "t", e->region.t);

@@ -21,6 +21,13 @@ int c1d_verdict_is_bug(c1d_verdict v) {
   return v == C1D_VERDICT_BUG_LOCALIZED || v == C1D_VERDICT_BUG_GLOBAL || v == C1D_VERDICT_NON_FINITE;
 }
 
+const char *c1d_region_class_name(c1d_region_class c) {
+  static const char *const names[C1D_REGION_CLASS_COUNT] = {
+      "none",     "everywhere", "left-edge",   "right-edge",  "last-partial-tile", "channels",
+      "batches",  "positions",  "tile-blocks", "tile-seams",  "scattered"};
+  return (unsigned)c < C1D_REGION_CLASS_COUNT ? names[c] : "?";
+}
+
 const char *c1d_model_name(int model) {
   switch (model) {
     case C1D_MODEL_FP32: return "fp32 accumulation (naive order)";
@@ -215,28 +222,34 @@ static int describe_region(const marginals *mg, const c1d_layout *lay, int64_t t
   int everywhere = r->fraction >= 0.05 && bad_n == lay->N && bad_o >= 0.9 * lay->O &&
                    bad_t >= 0.9 * lay->L && tile_fraction >= 0.9;
   const char *kind = "scattered";
-  if (everywhere)
-    kind = "everywhere";
+  c1d_region_class cls = C1D_REGION_SCATTERED;
+#define REGION(c, text) (cls = (c), kind = (text))
+  if (mg->count == 0)
+    REGION(C1D_REGION_NONE, "none");
+  else if (everywhere)
+    REGION(C1D_REGION_EVERYWHERE, "everywhere");
   else if (lay->pad > 0 && t_first >= 0 && flag_count(mg->t, lay->pad < lay->L ? lay->pad : lay->L) == bad_t)
-    kind = "left edge (causal padding, t < (K-1)*D)";
+    REGION(C1D_REGION_LEFT_EDGE, "left edge (causal padding, t < (K-1)*D)");
   else if (lay->L % 32 && full_tiles_end > 0 && t_first >= full_tiles_end)
-    kind = "last partial tile (right edge)";
+    REGION(C1D_REGION_LAST_PARTIAL_TILE, "last partial tile (right edge)");
   else if (t_first >= lay->L - 32 && lay->L > 64)
-    kind = "right edge";
+    REGION(C1D_REGION_RIGHT_EDGE, "right edge");
   else if (periodic_positions(mg->t, lay->L))
-    kind = "tile-seam positions (one t mod 32)";
+    REGION(C1D_REGION_TILE_SEAMS, "tile-seam positions (one t mod 32)");
   else if (bad_t <= 4 && bad_t < lay->L)
-    kind = "single positions";
+    REGION(C1D_REGION_POSITIONS, "single positions");
   else if (bad_o < lay->O && bad_o <= (lay->O / 16 > 1 ? lay->O / 16 : 1))
-    kind = "single output channels";
+    REGION(C1D_REGION_CHANNELS, "single output channels");
   else if (bad_n < lay->N && bad_n <= (lay->N / 4 > 1 ? lay->N / 4 : 1))
-    kind = "single batches";
+    REGION(C1D_REGION_BATCHES, "single batches");
   else if (tile_aligned(mg->t, lay->L, TILE_T))
-    kind = "tile-aligned blocks (32 positions)";
+    REGION(C1D_REGION_TILE_BLOCKS, "tile-aligned blocks (32 positions)");
   else if (bad_o < lay->O && tile_aligned(mg->o, lay->O, TILE_O))
-    kind = "tile-aligned blocks (8 channels)";
+    REGION(C1D_REGION_TILE_BLOCKS, "tile-aligned blocks (8 channels)");
   else if (tile_fraction <= 0.5)
-    kind = "tile-aligned blocks (8 o x 32 t)";
+    REGION(C1D_REGION_TILE_BLOCKS, "tile-aligned blocks (8 o x 32 t)");
+#undef REGION
+  r->cls = cls;
   snprintf(r->kind, sizeof r->kind, "%s", kind);
   return everywhere;
 }

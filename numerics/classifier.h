@@ -69,12 +69,33 @@ typedef struct c1d_classifier_input {
   int repeat_identical;      /* their outputs had identical bits */
 } c1d_classifier_input;
 
+/* Where the offending elements are, as a class that programs compare (the kind text says it in words). */
+typedef enum c1d_region_class {
+  C1D_REGION_NONE,              /* no offending element */
+  C1D_REGION_EVERYWHERE,        /* every batch, nearly every channel, position and tile */
+  C1D_REGION_LEFT_EDGE,         /* t < (K-1)*D, the causal padding */
+  C1D_REGION_RIGHT_EDGE,        /* the last positions of every row */
+  C1D_REGION_LAST_PARTIAL_TILE, /* the positions after the last whole tile of 32 */
+  C1D_REGION_CHANNELS,          /* single output channels */
+  C1D_REGION_BATCHES,           /* single batches */
+  C1D_REGION_POSITIONS,         /* single positions t */
+  C1D_REGION_TILE_BLOCKS,       /* tile-aligned blocks (32 positions, 8 channels, or both) */
+  C1D_REGION_TILE_SEAMS,        /* one position modulo the tile width of 32 */
+  C1D_REGION_SCATTERED,         /* sparse elements with no pattern */
+  C1D_REGION_CLASS_COUNT
+} c1d_region_class;
+
+/* "none", "everywhere", "left-edge", "right-edge", "last-partial-tile", "channels", "batches",
+ * "positions", "tile-blocks", "tile-seams", "scattered". */
+const char *c1d_region_class_name(c1d_region_class c);
+
 /* A set of integers as compact ranges, e.g. "0-2,5,31-63" (truncated with "..."). */
 #define C1D_RANGES_LEN 96
 
 typedef struct c1d_region {
   int64_t count;                     /* offending elements */
   double fraction;                   /* of all compared elements */
+  c1d_region_class cls;
   char kind[48];                     /* "left edge (causal padding)", "last partial tile", ... */
   char n[C1D_RANGES_LEN], o[C1D_RANGES_LEN], t[C1D_RANGES_LEN];
 } c1d_region;
