@@ -66,7 +66,7 @@ static void headline(const c1d_explanation *e, char *buf, size_t size) {
                                               : "inputs or products in bf16");
       break;
     case C1D_VERDICT_BUG_LOCALIZED:
-      snprintf(buf, size, "A bug, confined to the %s: n %s, o %s, t %s (bug-localized).", r->kind,
+      snprintf(buf, size, "A bug in %s: n %s, o %s, t %s (bug-localized).", r->kind,
                r->n, r->o, r->t);
       break;
     case C1D_VERDICT_BUG_GLOBAL:

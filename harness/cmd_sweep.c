@@ -386,6 +386,10 @@ static void print_summary(FILE *f, const sweep_plan *p) {
 
 // --- the CSV -------------------------------------------------------------------------------------
 
+/* The models whose relative L2 the CSV carries: the first four (fp32, TF32 to nearest and truncated,
+ * bf16 inputs), the columns below. */
+enum { SWEEP_MODELS = C1D_MODEL_BF16_INPUTS + 1 };
+
 static const char *const columns[] = {
     "series", "impl", "backend", "precision", "dist", "n", "C", "K", "N", "O", "L", "trial", "seed",
     "status", "rel_l2", "max_rel", "max_abs", "ulp_p50", "ulp_p99", "beyond_det_frac", "beyond_prob_frac",
@@ -420,7 +424,7 @@ static void write_csv(FILE *f, const sweep_plan *p) {
     put_num(f, ok ? r->m.max_det_ratio : NAN);
     put_num(f, r->cond);
     fprintf(f, ",%s", ok && r->explained ? c1d_verdict_name(r->verdict) : "");
-    for (int k = 0; k < C1D_MODEL_COUNT; k++) put_num(f, r->model[k]);
+    for (int k = 0; k < SWEEP_MODELS; k++) put_num(f, r->model[k]);
     fputc('\n', f);
   }
 }

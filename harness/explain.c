@@ -1,30 +1,28 @@
-/* Model statistics on a sample, and classification of candidates; see explain.h. */
+/* The explainer's evidence and its classification of candidates; see explain.h. */
 #include "harness/explain.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "numerics/arith.h"
+#include "reference/impl.h"
 
-static float round_input(int model, float v) {
+extern const c1d_impl c1d_cpu_naive;
+
+c1d_model_spec c1d_model_spec_of(int model) {
+  c1d_model_spec sp = {C1D_ROUND_NONE, C1D_ROUND_NONE, 0};
   switch (model) {
-    case C1D_MODEL_TF32_RNA: return c1d_round_tf32_rna(v);
-    case C1D_MODEL_TF32_TRUNC: return c1d_round_tf32_trunc(v);
-    case C1D_MODEL_BF16_INPUTS: return c1d_round_bf16(v);
-    default: return v;
+    case C1D_MODEL_TF32_RNA: sp.x = sp.w = C1D_ROUND_TF32_RNA; break;
+    case C1D_MODEL_TF32_TRUNC: sp.x = sp.w = C1D_ROUND_TF32_TRUNC; break;
+    case C1D_MODEL_BF16_INPUTS: sp.x = sp.w = C1D_ROUND_BF16; break;
+    case C1D_MODEL_TF32_RNE: sp.x = sp.w = C1D_ROUND_TF32_RNE; break;
+    case C1D_MODEL_FP16_INPUTS: sp.x = sp.w = C1D_ROUND_FP16; break;
+    case C1D_MODEL_TF32_XRNA_WTRUNC: sp.x = C1D_ROUND_TF32_RNA, sp.w = C1D_ROUND_TF32_TRUNC; break;
+    case C1D_MODEL_TF32_XTRUNC_WRNA: sp.x = C1D_ROUND_TF32_TRUNC, sp.w = C1D_ROUND_TF32_RNA; break;
+    case C1D_MODEL_3XTF32: sp.split3 = 1; break;
+    default: break;
   }
-}
-
-float c1d_model_element(const c1d_shape *s, const float *x, const float *w, const float *b, int model,
-                        int64_t n, int64_t o, int64_t t) {
-  float acc = s->bias ? b[o] : 0.0f;
-  for (int64_t c = 0; c < s->C; c++)
-    for (int64_t k = 0; k < s->K; k++) {
-      const int64_t src = c1d_source_time(s, t, k);
-      const float xv = src >= 0 ? round_input(model, x[c1d_x_index(s, n, c, src)]) : 0.0f;
-      acc = c1d_fma(xv, round_input(model, w[c1d_w_index(s, o, c, k)]), acc);
-    }
-  return acc;
+  return sp;
 }
 
 static uint64_t mix(uint64_t z) {
@@ -34,82 +32,275 @@ static uint64_t mix(uint64_t z) {
   return z ^ (z >> 31);
 }
 
-c1d_status c1d_explainer_prepare(c1d_explainer *ex, const c1d_shape *s, const float *x, const float *w,
-                                 const float *b, const double *ref, const double *mag) {
+static void sample_position(const c1d_shape *s, int64_t i, int64_t *n, int64_t *o, int64_t *t) {
+  *t = i % s->L;
+  *o = (i / s->L) % s->O;
+  *n = i / (s->L * s->O);
+}
+
+/* Error statistics of values v (packed like the sample) against the packed oracle. */
+static int stats_of_packed(const c1d_explainer *ex, const double *v, c1d_error_stats *out) {
+  int64_t *ident = malloc((size_t)(ex->sample_count > 0 ? ex->sample_count : 1) * sizeof *ident);
+  if (!ident) return -1;
+  for (int64_t j = 0; j < ex->sample_count; j++) ident[j] = j;
+  const int rc = c1d_error_stats_on_sample(NULL, v, ex->sample_ref, ex->sample_mag, ident,
+                                           ex->sample_count, out);
+  free(ident);
+  return rc;
+}
+
+// --- the model arrays, made on first use ----------------------------------------------------------
+
+/* A model on the sample: its prediction (model value - oracle) and its two truncation biases, in one
+ * pass over the products. */
+static int sample_model(c1d_explainer *ex, int model) {
+  if (model < 0 || model >= C1D_MODEL_COUNT) return -1;
+  if (ex->sample_bias[model]) return 0;
+  const int64_t S = ex->sample_count;
+  c1d_model_inputs mi;
+  if (c1d_model_inputs_make(&ex->shape, ex->x, ex->w, c1d_model_spec_of(model), &mi) != C1D_OK) return -1;
+  double *d = malloc((size_t)(S > 0 ? S : 1) * sizeof *d), *bs = malloc((size_t)(S > 0 ? 2 * S : 1) * sizeof *bs);
+  if (!d || !bs) {
+    free(d), free(bs);
+    c1d_model_inputs_free(&mi);
+    return -1;
+  }
+  const c1d_shape *s = &ex->shape;
+#pragma omp parallel for schedule(dynamic, 256)
+  for (int64_t j = 0; j < S; j++) {
+    int64_t n, o, t;
+    double v;
+    sample_position(s, ex->sample[j], &n, &o, &t);
+    c1d_model_eval_at(s, &mi, ex->b, n, o, t, &v, &bs[j], &bs[S + j]);
+    d[j] = v - ex->sample_ref[j];
+  }
+  c1d_model_inputs_free(&mi);
+  ex->sample_delta[model] = d;
+  ex->sample_bias[model] = bs;
+  return 0;
+}
+
+static const double *lazy_sample_delta(void *ctx, int model) {
+  c1d_explainer *ex = ctx;
+  return sample_model(ex, model) == 0 ? ex->sample_delta[model] : NULL;
+}
+
+static const double *lazy_sample_bias(void *ctx, int model) {
+  c1d_explainer *ex = ctx;
+  return sample_model(ex, model) == 0 ? ex->sample_bias[model] : NULL;
+}
+
+static const double *lazy_sample_sq(void *ctx) {
+  c1d_explainer *ex = ctx;
+  if (ex->sample_sq) return ex->sample_sq;
+  double *d = malloc((size_t)(ex->sample_count > 0 ? ex->sample_count : 1) * sizeof *d);
+  if (!d) return NULL;
+  const c1d_shape *s = &ex->shape;
+#pragma omp parallel for schedule(dynamic, 256)
+  for (int64_t j = 0; j < ex->sample_count; j++) {
+    int64_t n, o, t;
+    sample_position(s, ex->sample[j], &n, &o, &t);
+    d[j] = c1d_sq_products_at(s, ex->x, ex->w, n, o, t);
+  }
+  return ex->sample_sq = d;
+}
+
+static const float *lazy_full_delta(void *ctx, int model) {
+  c1d_explainer *ex = ctx;
+  if (model <= C1D_MODEL_FP32 || model >= C1D_MODEL_COUNT) return NULL;
+  if (ex->full_delta[model]) return ex->full_delta[model];
+  float *d = malloc((size_t)c1d_y_count(&ex->shape) * sizeof *d);
+  c1d_model_inputs mi;
+  if (!d || c1d_model_inputs_make(&ex->shape, ex->x, ex->w, c1d_model_spec_of(model), &mi) != C1D_OK) {
+    free(d);
+    return NULL;
+  }
+  const c1d_status st = c1d_model_delta_full(&ex->shape, &mi, ex->b, ex->ref, d);
+  c1d_model_inputs_free(&mi);
+  if (st != C1D_OK) {
+    free(d);
+    return NULL;
+  }
+  return ex->full_delta[model] = d;
+}
+
+static const float *lazy_full_bias(void *ctx, int model) {
+  c1d_explainer *ex = ctx;
+  if (model < 0 || model >= C1D_MODEL_COUNT) return NULL;
+  if (ex->full_bias[model]) return ex->full_bias[model];
+  const int64_t M = c1d_y_count(&ex->shape);
+  float *d = malloc((size_t)(2 * M) * sizeof *d);
+  c1d_model_inputs mi;
+  if (!d || c1d_model_inputs_make(&ex->shape, ex->x, ex->w, c1d_model_spec_of(model), &mi) != C1D_OK) {
+    free(d);
+    return NULL;
+  }
+  const c1d_status st = c1d_tc_bias_full(&ex->shape, &mi, ex->b, d, d + M);
+  c1d_model_inputs_free(&mi);
+  if (st != C1D_OK) {
+    free(d);
+    return NULL;
+  }
+  return ex->full_bias[model] = d;
+}
+
+static const float *lazy_full_sq(void *ctx) {
+  c1d_explainer *ex = ctx;
+  if (ex->full_sq) return ex->full_sq;
+  float *d = malloc((size_t)c1d_y_count(&ex->shape) * sizeof *d);
+  if (!d) return NULL;
+  if (c1d_sq_products_full(&ex->shape, ex->x, ex->w, d) != C1D_OK) {
+    free(d);
+    return NULL;
+  }
+  return ex->full_sq = d;
+}
+
+// --- prepare ------------------------------------------------------------------------------------
+
+static c1d_layout layout_of(const c1d_explainer *ex) {
+  const c1d_shape *s = &ex->shape;
+  c1d_layout lay = {s->N, s->O, s->L, s->K, s->D, c1d_pad(s), ex->terms_t};
+  return lay;
+}
+
+/* The reports' legacy statistics: the naive order, and the TF32, truncated TF32 and bf16 predictions. */
+static c1d_status model_statistics(c1d_explainer *ex) {
+  double *v = malloc((size_t)(ex->sample_count > 0 ? ex->sample_count : 1) * sizeof *v);
+  if (!v) return c1d_fail(C1D_ERR_NO_MEMORY, "explainer: cannot allocate model statistics");
+  static const int models[] = {C1D_MODEL_FP32, C1D_MODEL_TF32_RNA, C1D_MODEL_TF32_TRUNC,
+                               C1D_MODEL_BF16_INPUTS, C1D_MODEL_TF32_RNE, C1D_MODEL_FP16_INPUTS};
+  for (unsigned k = 0; k < sizeof models / sizeof models[0]; k++) {
+    const int m = models[k];
+    const double *d = m == C1D_MODEL_FP32 ? ex->naive_err : lazy_sample_delta(ex, m);
+    if (!d) {
+      free(v);
+      return c1d_fail(C1D_ERR_NO_MEMORY, "explainer: cannot allocate the %s model", c1d_model_name(m));
+    }
+    for (int64_t j = 0; j < ex->sample_count; j++) v[j] = ex->sample_ref[j] + d[j];
+    if (stats_of_packed(ex, v, &ex->info.stats[m]) != 0) {
+      free(v);
+      return c1d_fail(C1D_ERR_NO_MEMORY, "explainer: cannot allocate model statistics");
+    }
+  }
+  free(v);
+  return C1D_OK;
+}
+
+c1d_status c1d_explainer_prepare_naive(c1d_explainer *ex, const c1d_shape *s, const float *x,
+                                       const float *w, const float *b, const double *ref,
+                                       const double *mag, const float *naive) {
   memset(ex, 0, sizeof *ex);
   ex->shape = *s;
+  ex->x = x, ex->w = w, ex->b = b;
   ex->ref = ref;
   ex->mag = mag;
   const int64_t total = c1d_y_count(s);
   /* Every element when there are few; else a fixed pseudo-random sample (strides could alias with L). */
-  ex->sample_count = total <= C1D_EXPLAIN_SAMPLE ? total : C1D_EXPLAIN_SAMPLE;
+  const int64_t S = ex->sample_count = total <= C1D_EXPLAIN_SAMPLE ? total : C1D_EXPLAIN_SAMPLE;
+  const size_t sb = (size_t)(S > 0 ? S : 1);
   ex->terms_t = malloc((size_t)s->L * sizeof *ex->terms_t);
-  ex->sample = malloc((size_t)ex->sample_count * sizeof *ex->sample);
-  /* The sampled oracle values, magnitudes and model outputs, packed so that position j is sample j. */
-  const int64_t S = ex->sample_count;
-  double *model_y = malloc((size_t)S * sizeof *model_y), *ref_s = malloc((size_t)S * sizeof *ref_s),
-         *mag_s = malloc((size_t)S * sizeof *mag_s);
-  int64_t *ident = malloc((size_t)S * sizeof *ident);
+  ex->sample = malloc(sb * sizeof *ex->sample);
+  ex->sample_ref = malloc(sb * sizeof *ex->sample_ref);
+  ex->sample_mag = malloc(sb * sizeof *ex->sample_mag);
+  ex->naive_err = malloc(sb * sizeof *ex->naive_err);
+  ex->permuted_err = malloc(sb * sizeof *ex->permuted_err);
+  int32_t *perm = malloc((size_t)(s->C * s->K) * sizeof *perm);
   c1d_status st = C1D_OK;
-  if (!ex->terms_t || !ex->sample || !model_y || !ref_s || !mag_s || !ident) {
+  if (!ex->terms_t || !ex->sample || !ex->sample_ref || !ex->sample_mag || !ex->naive_err ||
+      !ex->permuted_err || !perm) {
     st = c1d_fail(C1D_ERR_NO_MEMORY, "explainer: cannot allocate its sample of %lld elements",
                   (long long)S);
     goto done;
   }
   for (int64_t t = 0; t < s->L; t++) ex->terms_t[t] = c1d_terms_at(s, t);
-  for (int64_t j = 0; j < S; j++) {
-    ex->sample[j] = total == S ? j : (int64_t)(mix((uint64_t)j) % (uint64_t)total);
-    ref_s[j] = ref[ex->sample[j]];
-    mag_s[j] = mag[ex->sample[j]];
-    ident[j] = j;
-  }
-  for (int model = 0; model < C1D_MODEL_COUNT; model++) {
-#pragma omp parallel for schedule(dynamic, 256)
-    for (int64_t j = 0; j < S; j++) {
-      const int64_t i = ex->sample[j];
-      const int64_t t = i % s->L, o = (i / s->L) % s->O, n = i / (s->L * s->O);
-      model_y[j] = c1d_model_element(s, x, w, b, model, n, o, t);
-    }
-    if (c1d_error_stats_on_sample(NULL, model_y, ref_s, mag_s, ident, S, &ex->models[model]) != 0) {
-      st = c1d_fail(C1D_ERR_NO_MEMORY, "explainer: cannot allocate model statistics");
+  if (naive) {
+    ex->naive = (float *)naive;
+  } else {
+    ex->naive = malloc((size_t)total * sizeof *ex->naive);
+    ex->naive_owned = 1;
+    c1d_exec exec;
+    memset(&exec, 0, sizeof exec);
+    if (!ex->naive) {
+      st = c1d_fail(C1D_ERR_NO_MEMORY, "explainer: cannot allocate the naive order's output");
       goto done;
     }
+    if ((st = c1d_cpu_naive.run(s, x, w, b, ex->naive, &exec)) != C1D_OK) goto done;
   }
+  const c1d_layout lay = layout_of(ex);
+  if (c1d_noise_ref_build(&lay, ref, mag, ex->naive, &ex->noise) != 0) {
+    st = c1d_fail(C1D_ERR_NO_MEMORY, "explainer: cannot allocate the reference noise");
+    goto done;
+  }
+  c1d_term_permutation(s->C * s->K, 0x5eed, perm);
+#pragma omp parallel for schedule(dynamic, 256)
+  for (int64_t j = 0; j < S; j++) {
+    const int64_t i = ex->sample[j] = total == S ? j : (int64_t)(mix((uint64_t)j) % (uint64_t)total);
+    int64_t n, o, t;
+    sample_position(s, i, &n, &o, &t);
+    ex->sample_ref[j] = ref[i];
+    ex->sample_mag[j] = mag[i];
+    ex->naive_err[j] = (double)ex->naive[i] - ref[i];
+    ex->permuted_err[j] = (double)c1d_permuted_fp32_at(s, x, w, b, perm, n, o, t) - ref[i];
+  }
+  ex->info.count = S;
+  ex->info.idx = ex->sample;
+  ex->info.naive_err = ex->naive_err;
+  ex->info.permuted_err = ex->permuted_err;
+  st = model_statistics(ex);
 done:
-  free(model_y);
-  free(ref_s);
-  free(mag_s);
-  free(ident);
+  free(perm);
   if (st != C1D_OK) c1d_explainer_release(ex);
   return st;
 }
 
-c1d_status c1d_explainer_explain(const c1d_explainer *ex, const float *cand, int repeat_checked,
+c1d_status c1d_explainer_prepare(c1d_explainer *ex, const c1d_shape *s, const float *x, const float *w,
+                                 const float *b, const double *ref, const double *mag) {
+  return c1d_explainer_prepare_naive(ex, s, x, w, b, ref, mag, NULL);
+}
+
+c1d_status c1d_explainer_explain(c1d_explainer *ex, const float *cand, int repeat_checked,
                                  int repeat_identical, c1d_explanation *out) {
   c1d_classifier_input in;
   memset(&in, 0, sizeof in);
-  in.layout.N = ex->shape.N;
-  in.layout.O = ex->shape.O;
-  in.layout.L = ex->shape.L;
-  in.layout.pad = c1d_pad(&ex->shape);
-  in.layout.terms_t = ex->terms_t;
+  in.layout = layout_of(ex);
   in.cand = cand;
   in.ref = ex->ref;
   in.mag = ex->mag;
-  memcpy(in.models, ex->models, sizeof in.models);
+  in.noise = &ex->noise;
+  in.sample = &ex->info;
+  in.models = (c1d_model_provider){ex,           lazy_sample_delta, lazy_sample_bias, lazy_sample_sq,
+                                   lazy_full_delta, lazy_full_bias, lazy_full_sq};
   in.repeat_checked = repeat_checked;
   in.repeat_identical = repeat_identical;
-  if (c1d_error_stats_on_sample(cand, NULL, ex->ref, ex->mag, ex->sample, ex->sample_count,
-                                &in.cand_stats) != 0 ||
-      c1d_classify(&in, out) != 0)
-    return c1d_fail(C1D_ERR_NO_MEMORY, "explainer: cannot allocate classification scratch");
+  if (c1d_classify(&in, out) != 0)
+    return c1d_fail(C1D_ERR_NO_MEMORY, "explainer: cannot allocate classification scratch or a model");
   return C1D_OK;
 }
 
 void c1d_explainer_release(c1d_explainer *ex) {
   free(ex->terms_t);
   free(ex->sample);
-  ex->terms_t = NULL;
-  ex->sample = NULL;
-  ex->sample_count = 0;
+  free(ex->sample_ref);
+  free(ex->sample_mag);
+  free(ex->naive_err);
+  free(ex->permuted_err);
+  if (ex->naive_owned) free(ex->naive);
+  c1d_noise_ref_free(&ex->noise);
+  for (int m = 0; m < C1D_MODEL_COUNT; m++) {
+    free(ex->sample_delta[m]);
+    free(ex->sample_bias[m]);
+    free(ex->full_delta[m]);
+    free(ex->full_bias[m]);
+  }
+  free(ex->sample_sq);
+  free(ex->full_sq);
+  memset(ex, 0, sizeof *ex);
+}
+
+double c1d_explainer_host_bytes(const c1d_shape *s) {
+  /* The naive output and sigma (4 + 4 bytes), the classification's q^2 and marks (4 + 1), and one
+   * model's full arrays at a time in practice (prediction, two truncation biases: 12);
+   * the sample's arrays are small. */
+  return (double)c1d_y_count(s) * 25.0 + (double)C1D_EXPLAIN_SAMPLE * 8.0 * 24.0;
 }

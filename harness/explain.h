@@ -1,45 +1,69 @@
-/* The explainer's harness side: for one set of inputs, evaluates the rounding models (fp32 naive order,
- * TF32 round-to-nearest and truncated inputs, bf16 inputs) on a fixed sample of output elements, then
- * classifies any number of candidate outputs against the oracle (numerics/classifier.h). */
+/* The explainer's harness side: for one set of inputs, the evidence that the classifier
+ * (numerics/classifier.h) weighs, then a verdict for any number of candidate outputs.
+ *
+ * prepare computes, on the very inputs of the run: the naive order's float32 output on every element
+ * (the reference noise, numerics/noise.h; or takes it from the caller, e.g. gpu_naive's output, which is
+ * bit-identical), a fixed sample of elements with the naive and an arbitrary order's errors and the
+ * TF32, truncated TF32 and bf16 models' predictions there. Every other model array (on the sample or on
+ * every element: a model's prediction, the tensor-core truncation bias, the squared products) is
+ * computed the first time a candidate needs it and kept for the next candidates. */
 #ifndef C1D_EXPLAIN_H
 #define C1D_EXPLAIN_H
 
 #include "numerics/classifier.h"
+#include "numerics/noise.h"
+#include "reference/models.h"
 #include "reference/problem.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* Elements evaluated per model: enough for stable medians, small enough to be quick. */
+/* Elements of the sample: enough for stable medians, small enough to be quick. */
 #define C1D_EXPLAIN_SAMPLE 65536
 
 typedef struct c1d_explainer {
   c1d_shape shape;
+  const float *x, *w, *b;       /* borrowed until release: lazy models read them */
   const double *ref, *mag;      /* borrowed: the oracle and magnitudes */
   int64_t *terms_t;             /* owned: terms per position */
+  float *naive;                 /* the naive order's output (owned when naive_owned) */
+  int naive_owned;
+  c1d_noise_ref noise;
   int64_t *sample;              /* owned: sampled flat indices */
   int64_t sample_count;
-  c1d_error_stats models[C1D_MODEL_COUNT];
+  double *sample_ref, *sample_mag; /* the oracle and m at the sample, packed */
+  double *naive_err, *permuted_err;
+  c1d_model_sample info;
+  /* Model arrays made on first use (NULL until then). */
+  double *sample_delta[C1D_MODEL_COUNT], *sample_bias[C1D_MODEL_COUNT], *sample_sq;
+  float *full_delta[C1D_MODEL_COUNT], *full_bias[C1D_MODEL_COUNT], *full_sq;
 } c1d_explainer;
 
-/* Evaluates the models on the sample. The inputs are host arrays; ref and mag are borrowed until
- * c1d_explainer_release. Returns C1D_ERR_NO_MEMORY on allocation failure (nothing to release then). */
+/* Prepares the evidence for inputs x, w, b (host arrays, borrowed with ref and mag until release).
+ * naive: the naive order's float32 output on these inputs, borrowed, or NULL to compute it here.
+ * Returns C1D_ERR_NO_MEMORY on allocation failure (nothing to release then). */
+c1d_status c1d_explainer_prepare_naive(c1d_explainer *ex, const c1d_shape *s, const float *x,
+                                       const float *w, const float *b, const double *ref,
+                                       const double *mag, const float *naive);
+
+/* The same, computing the naive order's output here. */
 c1d_status c1d_explainer_prepare(c1d_explainer *ex, const c1d_shape *s, const float *x, const float *w,
                                  const float *b, const double *ref, const double *mag);
 
 /* Classifies one candidate output. repeat_checked/identical: whether two runs were compared and
- * gave identical bits (pass 0, 0 when unknown). */
-c1d_status c1d_explainer_explain(const c1d_explainer *ex, const float *cand, int repeat_checked,
+ * gave identical bits (pass 0, 0 when unknown). May compute and keep model arrays. */
+c1d_status c1d_explainer_explain(c1d_explainer *ex, const float *cand, int repeat_checked,
                                  int repeat_identical, c1d_explanation *out);
 
-/* Frees what prepare allocated; a zeroed or released explainer is fine. */
+/* Frees what prepare and explain allocated; a zeroed or released explainer is fine. */
 void c1d_explainer_release(c1d_explainer *ex);
 
-/* One output element under a model (C1D_MODEL_*): inputs rounded as the model says, then the naive
- * order in float32. Exposed for tests. */
-float c1d_model_element(const c1d_shape *s, const float *x, const float *w, const float *b, int model,
-                        int64_t n, int64_t o, int64_t t);
+/* Host bytes an explainer for shape s holds at most (its own arrays, every lazy model included). */
+double c1d_explainer_host_bytes(const c1d_shape *s);
+
+/* The rounding of inputs a model stands for (reference/models.h). */
+c1d_model_spec c1d_model_spec_of(int model);
 
 #ifdef __cplusplus
 }

@@ -106,7 +106,7 @@ static c1d_status compute_profiles(const c1d_output_view *v, c1d_trial_result *t
 }
 
 static c1d_status analyze_output(const c1d_run_config *cfg, const c1d_output_view *v,
-                                 const c1d_explainer *ex, c1d_trial_result *tr) {
+                                 c1d_explainer *ex, c1d_trial_result *tr) {
   c1d_metric_options opt;
   c1d_metric_options_default(&opt);
   opt.atol = cfg->atol;

@@ -149,11 +149,13 @@ Test(sweep, fits_one_half_for_the_naive_order_and_zero_for_tf32_inputs) {
     cr_expect_eq(num(&t, r, "n"), num(&t, r, "C") * num(&t, r, "K"));
     cr_expect_gt(num(&t, r, "rel_l2"), 0.0);
     cr_expect_geq(num(&t, r, "cond"), 1.0, "||m|| >= ||y||");
-    /* The models are the implementations' own arithmetic (naive order, TF32 round to nearest): on
-     * every output (512 < the explainer's sample) their rel L2 is the row's. */
-    const char *model = !strcmp(get(&t, r, "impl"), "naive") ? "model_fp32_rel_l2" : "model_tf32_rel_l2";
-    cr_expect_float_eq(num(&t, r, model), num(&t, r, "rel_l2"), 1e-6 * num(&t, r, "rel_l2"), "row %d: %s", r,
-                       model);
+    /* On every output (512 < the explainer's sample): the fp32 model is the naive order itself, so its
+     * rel L2 is the naive row's; the TF32 model is the exact error of TF32 inputs, which the
+     * tf32_inputs row carries plus its float32 accumulation error (about 1/500 of it). */
+    const int naive = !strcmp(get(&t, r, "impl"), "naive");
+    const char *model = naive ? "model_fp32_rel_l2" : "model_tf32_rel_l2";
+    cr_expect_float_eq(num(&t, r, model), num(&t, r, "rel_l2"), (naive ? 1e-6 : 1e-2) * num(&t, r, "rel_l2"),
+                       "row %d: %s", r, model);
     cr_expect_str_eq(get(&t, r, "verdict"), !strcmp(get(&t, r, "impl"), "naive") ? "fp32-rounding" : "tf32-inputs");
   }
 

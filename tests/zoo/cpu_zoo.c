@@ -108,18 +108,18 @@ static int partial_tile(const c1d_shape *s) { return s->L > 32 && s->L % 32 != 0
 static int long_enough(const c1d_shape *s) { return s->L > 32; }
 
 const c1d_zoo_entry c1d_cpu_zoo[] = {
-    {&zoo_causal_shift, C1D_VERDICT_BUG_GLOBAL, NULL, NULL},
-    {&zoo_left_padding, C1D_VERDICT_BUG_LOCALIZED, "left edge", has_padding},
-    {&zoo_missing_bias, C1D_VERDICT_BUG_GLOBAL, NULL, has_bias},
-    {&zoo_dilation_ignored, C1D_VERDICT_BUG_GLOBAL, NULL, dilated},
-    {&zoo_skipped_channel, C1D_VERDICT_BUG_GLOBAL, NULL, several_channels},
-    {&zoo_stale_window, C1D_VERDICT_BUG_GLOBAL, NULL, several_channels},
-    {&zoo_flipped_taps, C1D_VERDICT_BUG_GLOBAL, NULL, several_taps},
-    {&zoo_missing_barrier, C1D_VERDICT_BUG_LOCALIZED, "tile-aligned", tiled_length},
-    {&zoo_batch_stride, C1D_VERDICT_BUG_LOCALIZED, "single batches", several_batches},
-    {&zoo_channel_weights, C1D_VERDICT_BUG_LOCALIZED, "single output channels", several_out_channels},
-    {&zoo_tile_seam, C1D_VERDICT_BUG_LOCALIZED, "tile-seam", long_enough},
-    {&zoo_unwritten_tail, C1D_VERDICT_NON_FINITE, "last partial tile", partial_tile},
+    {&zoo_causal_shift, C1D_VERDICT_BUG_GLOBAL, C1D_REGION_NONE, NULL},
+    {&zoo_left_padding, C1D_VERDICT_BUG_LOCALIZED, C1D_REGION_LEFT_EDGE, has_padding},
+    {&zoo_missing_bias, C1D_VERDICT_BUG_GLOBAL, C1D_REGION_NONE, has_bias},
+    {&zoo_dilation_ignored, C1D_VERDICT_BUG_GLOBAL, C1D_REGION_NONE, dilated},
+    {&zoo_skipped_channel, C1D_VERDICT_BUG_GLOBAL, C1D_REGION_NONE, several_channels},
+    {&zoo_stale_window, C1D_VERDICT_BUG_GLOBAL, C1D_REGION_NONE, several_channels},
+    {&zoo_flipped_taps, C1D_VERDICT_BUG_GLOBAL, C1D_REGION_NONE, several_taps},
+    {&zoo_missing_barrier, C1D_VERDICT_BUG_LOCALIZED, C1D_REGION_TILE_BLOCKS, tiled_length},
+    {&zoo_batch_stride, C1D_VERDICT_BUG_LOCALIZED, C1D_REGION_BATCHES, several_batches},
+    {&zoo_channel_weights, C1D_VERDICT_BUG_LOCALIZED, C1D_REGION_CHANNELS, several_out_channels},
+    {&zoo_tile_seam, C1D_VERDICT_BUG_LOCALIZED, C1D_REGION_TILE_SEAMS, long_enough},
+    {&zoo_unwritten_tail, C1D_VERDICT_NON_FINITE, C1D_REGION_LAST_PARTIAL_TILE, partial_tile},
 };
 const int c1d_cpu_zoo_count = (int)(sizeof c1d_cpu_zoo / sizeof c1d_cpu_zoo[0]);
 
@@ -189,13 +189,13 @@ static const c1d_impl zoo_fp16_store = {.name = "zoo_fp16_store",
 extern const c1d_impl c1d_cpu_tap_partial, c1d_cpu_kahan, c1d_cpu_tf32_inputs;
 
 const c1d_zoo_entry c1d_cpu_correct_variants[] = {
-    {&c1d_cpu_naive, C1D_VERDICT_FP32_ROUNDING, NULL, NULL},
-    {&c1d_cpu_tap_partial, C1D_VERDICT_FP32_ROUNDING, NULL, NULL},
-    {&c1d_cpu_kahan, C1D_VERDICT_FP32_ROUNDING, NULL, NULL},
-    {&zoo_reverse_order, C1D_VERDICT_FP32_ROUNDING, NULL, NULL},
-    {&c1d_cpu_tf32_inputs, C1D_VERDICT_TF32_INPUTS, NULL, NULL},
-    {&zoo_bf16_store, C1D_VERDICT_REDUCED_PRECISION, NULL, NULL},
-    {&zoo_fp16_store, C1D_VERDICT_REDUCED_PRECISION, NULL, NULL},
+    {&c1d_cpu_naive, C1D_VERDICT_FP32_ROUNDING, C1D_REGION_NONE, NULL},
+    {&c1d_cpu_tap_partial, C1D_VERDICT_FP32_ROUNDING, C1D_REGION_NONE, NULL},
+    {&c1d_cpu_kahan, C1D_VERDICT_FP32_ROUNDING, C1D_REGION_NONE, NULL},
+    {&zoo_reverse_order, C1D_VERDICT_FP32_ROUNDING, C1D_REGION_NONE, NULL},
+    {&c1d_cpu_tf32_inputs, C1D_VERDICT_TF32_INPUTS, C1D_REGION_NONE, NULL},
+    {&zoo_bf16_store, C1D_VERDICT_REDUCED_PRECISION, C1D_REGION_NONE, NULL},
+    {&zoo_fp16_store, C1D_VERDICT_REDUCED_PRECISION, C1D_REGION_NONE, NULL},
 };
 const int c1d_cpu_correct_variants_count =
     (int)(sizeof c1d_cpu_correct_variants / sizeof c1d_cpu_correct_variants[0]);

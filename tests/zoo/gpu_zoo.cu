@@ -255,25 +255,25 @@ static int two_full_tiles(const c1d_shape *s) { return s->L >= 64 && s->L / 32 *
 static int several_outputs(const c1d_shape *s) { return s->O >= 2 && c1d_pad(s) < s->L; }
 
 extern "C" const c1d_zoo_entry c1d_gpu_zoo[] = {
-    {&c1d_gpu_zoo_missing_barrier, C1D_VERDICT_BUG_GLOBAL, NULL, three_channels},
-    {&c1d_gpu_zoo_causal_shift, C1D_VERDICT_BUG_GLOBAL, NULL, NULL},
-    {&c1d_gpu_zoo_circular_padding, C1D_VERDICT_BUG_LOCALIZED, "left edge", left_padding},
-    {&c1d_gpu_zoo_missing_bias, C1D_VERDICT_BUG_GLOBAL, NULL, has_bias},
-    {&c1d_gpu_zoo_dilation_ignored, C1D_VERDICT_BUG_GLOBAL, NULL, dilated},
-    {&c1d_gpu_zoo_unwritten_tail, C1D_VERDICT_NON_FINITE, "last partial tile", partial_tail},
-    {&c1d_gpu_zoo_stale_window, C1D_VERDICT_BUG_GLOBAL, NULL, two_channels},
-    {&c1d_gpu_zoo_skipped_channel, C1D_VERDICT_BUG_GLOBAL, NULL, NULL},
-    {&c1d_gpu_zoo_short_window, C1D_VERDICT_BUG_LOCALIZED, "tile-seam", two_full_tiles},
-    {&c1d_gpu_zoo_batch_stride, C1D_VERDICT_BUG_LOCALIZED, "single batches", two_batches_fewer_outputs},
-    {&c1d_gpu_zoo_transposed_weights, C1D_VERDICT_BUG_GLOBAL, NULL, two_way_weights},
-    {&c1d_gpu_zoo_last_channel, C1D_VERDICT_NON_FINITE, "single output channels", several_outputs},
-    {&c1d_gpu_zoo_flipped_taps, C1D_VERDICT_BUG_GLOBAL, NULL, several_taps},
+    {&c1d_gpu_zoo_missing_barrier, C1D_VERDICT_BUG_GLOBAL, C1D_REGION_NONE, three_channels},
+    {&c1d_gpu_zoo_causal_shift, C1D_VERDICT_BUG_GLOBAL, C1D_REGION_NONE, NULL},
+    {&c1d_gpu_zoo_circular_padding, C1D_VERDICT_BUG_LOCALIZED, C1D_REGION_LEFT_EDGE, left_padding},
+    {&c1d_gpu_zoo_missing_bias, C1D_VERDICT_BUG_GLOBAL, C1D_REGION_NONE, has_bias},
+    {&c1d_gpu_zoo_dilation_ignored, C1D_VERDICT_BUG_GLOBAL, C1D_REGION_NONE, dilated},
+    {&c1d_gpu_zoo_unwritten_tail, C1D_VERDICT_NON_FINITE, C1D_REGION_LAST_PARTIAL_TILE, partial_tail},
+    {&c1d_gpu_zoo_stale_window, C1D_VERDICT_BUG_GLOBAL, C1D_REGION_NONE, two_channels},
+    {&c1d_gpu_zoo_skipped_channel, C1D_VERDICT_BUG_GLOBAL, C1D_REGION_NONE, NULL},
+    {&c1d_gpu_zoo_short_window, C1D_VERDICT_BUG_LOCALIZED, C1D_REGION_TILE_SEAMS, two_full_tiles},
+    {&c1d_gpu_zoo_batch_stride, C1D_VERDICT_BUG_LOCALIZED, C1D_REGION_BATCHES, two_batches_fewer_outputs},
+    {&c1d_gpu_zoo_transposed_weights, C1D_VERDICT_BUG_GLOBAL, C1D_REGION_NONE, two_way_weights},
+    {&c1d_gpu_zoo_last_channel, C1D_VERDICT_NON_FINITE, C1D_REGION_CHANNELS, several_outputs},
+    {&c1d_gpu_zoo_flipped_taps, C1D_VERDICT_BUG_GLOBAL, C1D_REGION_NONE, several_taps},
 };
 extern "C" const int c1d_gpu_zoo_count = (int)(sizeof c1d_gpu_zoo / sizeof c1d_gpu_zoo[0]);
 
 extern "C" const c1d_zoo_entry c1d_gpu_zoo_controls[] = {
-    {&c1d_gpu_zoo_element_control, C1D_VERDICT_FP32_ROUNDING, NULL, NULL},
-    {&c1d_gpu_zoo_tiled_control, C1D_VERDICT_FP32_ROUNDING, NULL, NULL},
+    {&c1d_gpu_zoo_element_control, C1D_VERDICT_FP32_ROUNDING, C1D_REGION_NONE, NULL},
+    {&c1d_gpu_zoo_tiled_control, C1D_VERDICT_FP32_ROUNDING, C1D_REGION_NONE, NULL},
 };
 extern "C" const int c1d_gpu_zoo_controls_count =
     (int)(sizeof c1d_gpu_zoo_controls / sizeof c1d_gpu_zoo_controls[0]);

@@ -14,7 +14,7 @@ extern "C" {
 typedef struct c1d_zoo_entry {
   const c1d_impl *impl;
   c1d_verdict expected;       /* the verdict the explainer must give */
-  const char *region_kind;    /* substring of the region's kind for localized bugs, or NULL */
+  c1d_region_class region;    /* where a localized bug must be found; C1D_REGION_NONE otherwise */
   /* The shapes on which the bug shows (e.g. needs bias, D > 1, L % 32 != 0); NULL: every shape. */
   int (*applies)(const c1d_shape *s);
 } c1d_zoo_entry;

@@ -1,0 +1,369 @@
+/* The tests on every element; see decision.h. Per stage, two parallel passes give the sums over the
+ * unmarked elements: per row segment (rows x segments, each summed by its owner) and per position
+ * (fixed blocks of rows, reduced in block order); every family's regions are sums of those. */
+#include "numerics/decision.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "numerics/stats.h"
+
+#define ALPHA_TOTAL 1e-6 /* C1D_ALPHA (numerics/classifier.h) */
+enum { SEG = 32, TILE_O = 8, ROW_BLOCK = 64 };
+
+typedef enum family {
+  FAM_SEGMENT, FAM_TILE, FAM_ROW, FAM_POSITION, FAM_BLOCK, FAM_SEAM, FAM_LEFT, FAM_RIGHT,
+  FAM_PARTIAL, FAM_CHANNEL, FAM_BATCH, FAM_COUNT
+} family;
+
+static const char *const family_names[FAM_COUNT] = {
+    "32-position row segment", "8x32 tile", "row (n, o)", "position", "32-position block",
+    "tile seam class", "left edge", "last 32 positions", "last partial tile", "output channel",
+    "batch"};
+
+const char *c1d_test_family_name(int f) { return f >= 0 && f < FAM_COUNT ? family_names[f] : "?"; }
+
+static int64_t segs_of(const c1d_layout *lay) { return (lay->L + SEG - 1) / SEG; }
+
+static int64_t family_regions(const c1d_layout *lay, family f) {
+  const int64_t segs = segs_of(lay), to = (lay->O + TILE_O - 1) / TILE_O;
+  switch (f) {
+    case FAM_SEGMENT: return lay->N * lay->O * segs;
+    case FAM_TILE: return lay->N * to * segs;
+    case FAM_ROW: return lay->N * lay->O;
+    case FAM_POSITION: return lay->L;
+    case FAM_BLOCK: return segs;
+    case FAM_SEAM: return lay->L >= 2 * SEG ? SEG : 0;
+    case FAM_LEFT: return lay->pad > 0 && lay->pad < lay->L ? 1 : 0;
+    case FAM_RIGHT: return lay->L >= 2 * SEG ? 1 : 0;
+    case FAM_PARTIAL: return lay->L > SEG && lay->L % SEG ? 1 : 0;
+    case FAM_CHANNEL: return lay->O > 1 ? lay->O : 0;
+    case FAM_BATCH: return lay->N > 1 ? lay->N : 0;
+    default: return 0;
+  }
+}
+
+/* The region of family f that element (n, o, t) is in, or -1. */
+static int64_t region_of(const c1d_layout *lay, family f, int64_t n, int64_t o, int64_t t) {
+  const int64_t segs = segs_of(lay), to = (lay->O + TILE_O - 1) / TILE_O;
+  switch (f) {
+    case FAM_SEGMENT: return (n * lay->O + o) * segs + t / SEG;
+    case FAM_TILE: return (n * to + o / TILE_O) * segs + t / SEG;
+    case FAM_ROW: return n * lay->O + o;
+    case FAM_POSITION: return t;
+    case FAM_BLOCK: return t / SEG;
+    case FAM_SEAM: return t % SEG;
+    case FAM_LEFT: return t < lay->pad ? 0 : -1;
+    case FAM_RIGHT: return t >= lay->L - SEG ? 0 : -1;
+    case FAM_PARTIAL: return t >= lay->L / SEG * SEG ? 0 : -1;
+    case FAM_CHANNEL: return o;
+    case FAM_BATCH: return n;
+    default: return -1;
+  }
+}
+
+/* The stages, finest first (FAM_COUNT ends a stage's list). */
+static const family stages[][5] = {
+    {FAM_SEGMENT, FAM_COUNT},
+    {FAM_TILE, FAM_COUNT},
+    {FAM_ROW, FAM_POSITION, FAM_BLOCK, FAM_COUNT},
+    {FAM_SEAM, FAM_LEFT, FAM_RIGHT, FAM_PARTIAL, FAM_COUNT},
+    {FAM_CHANNEL, FAM_BATCH, FAM_COUNT},
+};
+enum { N_STAGES = (int)(sizeof stages / sizeof stages[0]) };
+
+static double threshold(const c1d_test_result *tr, int64_t n, double a) {
+  return c1d_sum_upper_quantile((double)n, tr->mu, tr->var, a);
+}
+
+// --- the sums of one stage ------------------------------------------------------------------------
+
+typedef struct sums {
+  double *seg, *pos;      /* rows x segs; L */
+  int64_t *seg_n, *pos_n;
+  double *blk;            /* row blocks x L: partial position sums */
+  int64_t *blk_n;
+} sums;
+
+static void sums_free(sums *s) { free(s->seg), free(s->pos), free(s->seg_n), free(s->pos_n), free(s->blk), free(s->blk_n); }
+
+static int sums_alloc(sums *s, const c1d_layout *lay) {
+  const int64_t rows = lay->N * lay->O, segs = segs_of(lay), blocks = (rows + ROW_BLOCK - 1) / ROW_BLOCK;
+  memset(s, 0, sizeof *s);
+  s->seg = malloc((size_t)(rows * segs) * sizeof *s->seg);
+  s->seg_n = malloc((size_t)(rows * segs) * sizeof *s->seg_n);
+  s->pos = malloc((size_t)lay->L * sizeof *s->pos);
+  s->pos_n = malloc((size_t)lay->L * sizeof *s->pos_n);
+  s->blk = malloc((size_t)(blocks * lay->L) * sizeof *s->blk);
+  s->blk_n = malloc((size_t)(blocks * lay->L) * sizeof *s->blk_n);
+  if (!s->seg || !s->seg_n || !s->pos || !s->pos_n || !s->blk || !s->blk_n) {
+    sums_free(s);
+    return -1;
+  }
+  return 0;
+}
+
+static void sums_compute(sums *s, const c1d_layout *lay, const float *q2, const unsigned char *mark) {
+  const int64_t rows = lay->N * lay->O, L = lay->L, segs = segs_of(lay);
+  const int64_t blocks = (rows + ROW_BLOCK - 1) / ROW_BLOCK;
+#pragma omp parallel for schedule(static)
+  for (int64_t row = 0; row < rows; row++)
+    for (int64_t sg = 0; sg < segs; sg++) {
+      double a = 0;
+      int64_t c = 0;
+      for (int64_t t = sg * SEG; t < L && t < sg * SEG + SEG; t++) {
+        const int64_t i = row * L + t;
+        if (q2[i] < 0 || mark[i]) continue;
+        a += q2[i];
+        c++;
+      }
+      s->seg[row * segs + sg] = a;
+      s->seg_n[row * segs + sg] = c;
+    }
+#pragma omp parallel for schedule(static)
+  for (int64_t b = 0; b < blocks; b++) {
+    double *p = s->blk + b * L;
+    int64_t *pn = s->blk_n + b * L;
+    for (int64_t t = 0; t < L; t++) p[t] = 0, pn[t] = 0;
+    for (int64_t row = b * ROW_BLOCK; row < rows && row < (b + 1) * ROW_BLOCK; row++)
+      for (int64_t t = 0; t < L; t++) {
+        const int64_t i = row * L + t;
+        if (q2[i] < 0 || mark[i]) continue;
+        p[t] += q2[i];
+        pn[t]++;
+      }
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t t = 0; t < L; t++) {
+    double a = 0;
+    int64_t c = 0;
+    for (int64_t b = 0; b < blocks; b++) a += s->blk[b * L + t], c += s->blk_n[b * L + t];
+    s->pos[t] = a;
+    s->pos_n[t] = c;
+  }
+}
+
+/* The sum and count of region g of family f, from the stage's sums. */
+static void region_sum(const sums *s, const c1d_layout *lay, family f, int64_t g, double *sum, int64_t *cnt) {
+  const int64_t segs = segs_of(lay), O = lay->O, L = lay->L, to = (O + TILE_O - 1) / TILE_O;
+  double a = 0;
+  int64_t c = 0;
+  switch (f) {
+    case FAM_SEGMENT: a = s->seg[g], c = s->seg_n[g]; break;
+    case FAM_TILE: {
+      const int64_t n = g / (to * segs), tb = (g / segs) % to, sg = g % segs;
+      for (int64_t o = tb * TILE_O; o < O && o < tb * TILE_O + TILE_O; o++)
+        a += s->seg[(n * O + o) * segs + sg], c += s->seg_n[(n * O + o) * segs + sg];
+      break;
+    }
+    case FAM_ROW:
+      for (int64_t sg = 0; sg < segs; sg++) a += s->seg[g * segs + sg], c += s->seg_n[g * segs + sg];
+      break;
+    case FAM_CHANNEL:
+      for (int64_t n = 0; n < lay->N; n++)
+        for (int64_t sg = 0; sg < segs; sg++)
+          a += s->seg[(n * O + g) * segs + sg], c += s->seg_n[(n * O + g) * segs + sg];
+      break;
+    case FAM_BATCH:
+      for (int64_t o = 0; o < O; o++)
+        for (int64_t sg = 0; sg < segs; sg++)
+          a += s->seg[(g * O + o) * segs + sg], c += s->seg_n[(g * O + o) * segs + sg];
+      break;
+    case FAM_POSITION: a = s->pos[g], c = s->pos_n[g]; break;
+    case FAM_BLOCK:
+      for (int64_t t = g * SEG; t < L && t < g * SEG + SEG; t++) a += s->pos[t], c += s->pos_n[t];
+      break;
+    case FAM_SEAM:
+      for (int64_t t = g; t < L; t += SEG) a += s->pos[t], c += s->pos_n[t];
+      break;
+    default: /* the edges: one region each */
+      for (int64_t t = 0; t < L; t++)
+        if (region_of(lay, f, 0, 0, t) == g) a += s->pos[t], c += s->pos_n[t];
+  }
+  *sum = a;
+  *cnt = c;
+}
+
+// --- the tests ------------------------------------------------------------------------------------
+
+/* Single elements: q^2 beyond the normal quantile at a/M (for the null law's variance) and twice the
+ * reference's largest. */
+static void test_elements(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q2,
+                          unsigned char *mark, c1d_test_result *tr, double a) {
+  const int64_t M = lay->N * lay->O * lay->L;
+  const double zq = c1d_normal_upper_quantile(0.5 * a / (double)(M > 0 ? M : 1));
+  double limit = zq * zq * tr->mu;
+  if (2.0 * nr->max_sq > limit) limit = 2.0 * nr->max_sq;
+  int64_t hits = 0;
+#pragma omp parallel for schedule(static) reduction(+ : hits)
+  for (int64_t i = 0; i < M; i++)
+    if (q2[i] > limit) {
+      mark[i] = 1;
+      hits++;
+    }
+  tr->fired_elements = hits > 0;
+}
+
+/* Counts of |q| beyond each level against the Poisson law at the reference's own frequency there (or
+ * the normal law's, if larger); marks the elements beyond the highest level that fires. */
+static void test_counts(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q2,
+                        unsigned char *mark, c1d_test_result *tr, double a) {
+  const int64_t M = lay->N * lay->O * lay->L;
+  int64_t over[C1D_NOISE_TAILS] = {0}, used = 0;
+  double lv[C1D_NOISE_TAILS];
+  for (int k = 0; k < C1D_NOISE_TAILS; k++) lv[k] = c1d_noise_tail_t[k] * c1d_noise_tail_t[k];
+#pragma omp parallel for schedule(static) reduction(+ : over[:C1D_NOISE_TAILS], used)
+  for (int64_t i = 0; i < M; i++) {
+    if (q2[i] < 0 || mark[i]) continue;
+    used++;
+    for (int k = 0; k < C1D_NOISE_TAILS; k++) over[k] += q2[i] > lv[k];
+  }
+  tr->count_level = -1;
+  for (int k = 0; k < C1D_NOISE_TAILS; k++) {
+    double p = nr->tail[k];
+    const double pn = c1d_normal_tail2(c1d_noise_tail_t[k] / sqrt(tr->mu));
+    if (pn > p) p = pn;
+    const double limit = c1d_poisson_upper_quantile((double)used * p, a / C1D_NOISE_TAILS);
+    if (over[k] > 0 && (double)over[k] >= limit) tr->count_level = k;
+  }
+  if (tr->count_level < 0) return;
+  tr->fired_counts = 1;
+  const double top = lv[tr->count_level];
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < M; i++)
+    if (q2[i] > top) mark[i] = 1;
+}
+
+/* One stage: every region of its families on the unmarked elements; in the regions that fire, marks
+ * the elements whose q^2 exceeds four times the null mean. */
+static int test_stage(const c1d_layout *lay, const family *fams, const float *q2, unsigned char *mark,
+                      sums *s, c1d_test_result *tr) {
+  sums_compute(s, lay, q2, mark);
+  unsigned char *fire[FAM_COUNT] = {0};
+  int any = 0, failed = 0;
+  for (int k = 0; k < 5 && fams[k] != FAM_COUNT; k++) {
+    const family f = fams[k];
+    const int64_t R = family_regions(lay, f);
+    if (R == 0) continue;
+    fire[f] = calloc((size_t)R, 1);
+    if (!fire[f]) {
+      failed = 1;
+      break;
+    }
+    int64_t fired = 0;
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : fired)
+    for (int64_t g = 0; g < R; g++) {
+      double sum;
+      int64_t cnt;
+      region_sum(s, lay, f, g, &sum, &cnt);
+      if (cnt < 8) continue; /* single elements are tested on their own */
+      if (sum > threshold(tr, cnt, tr->a_region)) {
+        fire[f][g] = 1;
+        fired++;
+      }
+    }
+    if (fired && tr->first_family < 0) tr->first_family = f;
+    tr->regions_fired += fired;
+    any |= fired > 0;
+  }
+  if (!failed && any) {
+    const float level = (float)(4.0 * tr->mu);
+    const int64_t rows = lay->N * lay->O, L = lay->L;
+#pragma omp parallel for schedule(static)
+    for (int64_t row = 0; row < rows; row++) {
+      const int64_t n = row / lay->O, o = row % lay->O;
+      for (int64_t t = 0; t < L; t++) {
+        const int64_t i = row * L + t;
+        if (mark[i] || !(q2[i] > level)) continue;
+        for (int k = 0; k < 5 && fams[k] != FAM_COUNT; k++) {
+          const family f = fams[k];
+          if (!fire[f]) continue;
+          const int64_t g = region_of(lay, f, n, o, t);
+          if (g >= 0 && fire[f][g]) {
+            mark[i] = 1;
+            break;
+          }
+        }
+      }
+    }
+  }
+  for (int f = 0; f < FAM_COUNT; f++) free(fire[f]);
+  return failed ? -1 : 0;
+}
+
+/* The whole output, on what the regions left: marks everywhere when it still fires. */
+static void test_global(const c1d_layout *lay, const float *q2, unsigned char *mark, const sums *s,
+                        c1d_test_result *tr, double a) {
+  const int64_t M = lay->N * lay->O * lay->L;
+  double sum = 0;
+  int64_t cnt = 0;
+  for (int64_t t = 0; t < lay->L; t++) sum += s->pos[t], cnt += s->pos_n[t];
+  if (cnt < 8 || sum <= threshold(tr, cnt, a)) return;
+  tr->fired_global = 1;
+  const float level = (float)(4.0 * tr->mu);
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < M; i++)
+    if (q2[i] > level) mark[i] = 1;
+}
+
+int c1d_run_tests(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q2, unsigned char *mark,
+                  c1d_test_result *tr) {
+  memset(tr, 0, sizeof *tr);
+  tr->first_family = -1;
+  tr->mu = nr->mean_sq > 0 ? nr->mean_sq : 1e-300;
+  tr->var = nr->mean_q4 - nr->mean_sq * nr->mean_sq;
+  if (tr->var < 2.0 * tr->mu * tr->mu) tr->var = 2.0 * tr->mu * tr->mu;
+  int64_t regions = 0;
+  for (int f = 0; f < FAM_COUNT; f++) regions += family_regions(lay, (family)f);
+  const double quarter = 0.25 * ALPHA_TOTAL;
+  tr->a_region = quarter / (double)(regions > 0 ? regions : 1);
+  test_elements(lay, nr, q2, mark, tr, quarter);
+  test_counts(lay, nr, q2, mark, tr, quarter);
+  sums s;
+  if (sums_alloc(&s, lay) != 0) return -1;
+  for (int k = 0; k < N_STAGES; k++)
+    if (test_stage(lay, stages[k], q2, mark, &s, tr) != 0) {
+      sums_free(&s);
+      return -1;
+    }
+  sums_compute(&s, lay, q2, mark);
+  test_global(lay, q2, mark, &s, tr, quarter);
+  sums_free(&s);
+  return 0;
+}
+
+void c1d_detection_limits(const c1d_layout *lay, const float *q2, const float *inv_s2,
+                          const c1d_test_result *tr, double *lim32, double *lim_all) {
+  const int64_t rows = lay->N * lay->O, L = lay->L, segs = segs_of(lay);
+  const double t32 = threshold(tr, SEG, tr->a_region);
+  double worst = 0.0, sum_q2 = 0.0, sum_inv = 0.0;
+  int64_t count = 0;
+#pragma omp parallel for schedule(static) reduction(max : worst)
+  for (int64_t row = 0; row < rows; row++)
+    for (int64_t sg = 0; sg < segs; sg++) {
+      double sq = 0, inv = 0;
+      int64_t c = 0;
+      for (int64_t t = sg * SEG; t < L && t < sg * SEG + SEG; t++) {
+        const int64_t i = row * L + t;
+        if (q2[i] < 0) continue;
+        sq += q2[i];
+        inv += inv_s2[i];
+        c++;
+      }
+      if (c < SEG || !(inv > 0)) continue;
+      const double d = sqrt(fmax(t32 - sq, 0.0) / inv);
+      if (d > worst) worst = d;
+    }
+  for (int64_t row = 0; row < rows; row++)
+    for (int64_t t = 0; t < L; t++) {
+      const int64_t i = row * L + t;
+      if (q2[i] < 0) continue;
+      sum_q2 += q2[i];
+      sum_inv += inv_s2[i];
+      count++;
+    }
+  *lim32 = worst;
+  const double tall = threshold(tr, count > 0 ? count : 1, 0.25 * ALPHA_TOTAL);
+  *lim_all = sum_inv > 0 ? sqrt(fmax(tall - sum_q2, 0.0) / sum_inv) : 0.0;
+}

@@ -1,0 +1,62 @@
+/* The reference noise of the explainer: how large float32 rounding is on these very inputs, element by
+ * element, measured on the naive order's own output (its error g = naive - y against the oracle).
+ *
+ * One element's rounding error is a sum of many small roundings, scaled by the sizes of its partial sums:
+ * u*m (m = |b| + sum|w*x|) measures that size, plus the absolute error of subnormal arithmetic. Normalised
+ * by it, z = g / (u*m + eta) is nearly identically distributed within an output channel at one position
+ * class (the interior, or each number of causal-padding taps at the left edge): its mean square there is
+ * the pool's level. Inputs with local structure (a stretch of constant or one-signed x) can make one
+ * stretch noisier than its pool, so each element's level is also never below the mean square of its own
+ * 32-position row segment. sigma = (u*m + eta) * sqrt(level), and never below the float32 rounding of the
+ * output itself (ulp/sqrt(12)). The reference's own statistics of g / sigma (mean square, fourth moment,
+ * largest value, tail frequencies) calibrate the classifier's tests. */
+#ifndef C1D_NOISE_H
+#define C1D_NOISE_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The operator's layout, for localisation, pools and bounds. Elements are [N][O][L]. */
+typedef struct c1d_layout {
+  int64_t N, O, L;
+  int64_t K, D;             /* taps and dilation: the position classes of the left edge */
+  int64_t pad;              /* (K-1)*D: t below it reads causal zero padding */
+  const int64_t *terms_t;   /* summed products per position t (length L) */
+} c1d_layout;
+
+/* The |g / sigma| levels whose frequencies the reference records (the classifier's count tests). */
+#define C1D_NOISE_TAILS 6
+extern const double c1d_noise_tail_t[C1D_NOISE_TAILS];
+
+typedef struct c1d_noise_ref {
+  c1d_layout layout;
+  float *sigma;              /* per element (owned); 0 where the oracle is not finite */
+  int64_t count;             /* elements with a finite oracle and a finite naive output */
+  int64_t naive_nonfinite;   /* the naive order overflowed although the oracle is finite */
+  double mean_sq, mean_q4;   /* mean of (g/sigma)^2 and (g/sigma)^4 */
+  double max_sq;             /* largest (g/sigma)^2 */
+  double tail[C1D_NOISE_TAILS]; /* fraction of elements with |g/sigma| > c1d_noise_tail_t[k] */
+  double rms_abs;            /* rms of g */
+  double sigma_rms;          /* rms of sigma */
+  int64_t zero;              /* elements where the naive order is exact (g == 0) */
+} c1d_noise_ref;
+
+/* The unit of one element's rounding noise: u32 * m + eta * sqrt(terms + 1), eta = 2^-150 (half the
+ * subnormal spacing: one rounding's absolute error below 2^-126). */
+double c1d_noise_unit(double mag, int64_t terms);
+
+/* Builds the reference from the oracle y, m and the naive order's float32 output. Returns 0, or -1
+ * without memory (nothing to free then). */
+int c1d_noise_ref_build(const c1d_layout *lay, const double *ref, const double *mag, const float *naive,
+                        c1d_noise_ref *out);
+
+/* Frees what build allocated; a zeroed reference is fine. */
+void c1d_noise_ref_free(c1d_noise_ref *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

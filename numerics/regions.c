@@ -1,0 +1,177 @@
+/* Naming the marked set; see regions.h. The checks go from the most specific shape to the least, each
+ * against the marginals (which n, o, t carry a mark) and the tiles' fill. */
+#include "numerics/regions.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *c1d_region_class_name(c1d_region_class c) {
+  static const char *const names[C1D_REGION_CLASS_COUNT] = {
+      "none",    "everywhere", "left-edge",   "right-edge", "last-partial-tile", "channels",
+      "batches", "positions",  "tile-blocks", "tile-seams", "scattered"};
+  return (unsigned)c < C1D_REGION_CLASS_COUNT ? names[c] : "?";
+}
+
+void c1d_format_ranges(const unsigned char *flags, int64_t n, char *buf, int size) {
+  int len = 0;
+  buf[0] = '\0';
+  for (int64_t i = 0; i < n; i++) {
+    if (!flags[i]) continue;
+    int64_t j = i;
+    while (j + 1 < n && flags[j + 1]) j++;
+    char part[48];
+    if (j > i)
+      snprintf(part, sizeof part, "%s%lld-%lld", len ? "," : "", (long long)i, (long long)j);
+    else
+      snprintf(part, sizeof part, "%s%lld", len ? "," : "", (long long)i);
+    if (len + (int)strlen(part) + 4 >= size) {
+      snprintf(buf + len, (size_t)(size - len), ",...");
+      return;
+    }
+    len += snprintf(buf + len, (size_t)(size - len), "%s", part);
+    i = j;
+  }
+  if (!len) snprintf(buf, (size_t)size, "-");
+}
+
+static int64_t flag_count(const unsigned char *f, int64_t n) {
+  int64_t c = 0;
+  for (int64_t i = 0; i < n; i++) c += f[i] != 0;
+  return c;
+}
+
+static int64_t first_flag(const unsigned char *f, int64_t n) {
+  for (int64_t i = 0; i < n; i++)
+    if (f[i]) return i;
+  return -1;
+}
+
+/* At least two flagged t, all with one residue modulo the tile width. */
+static int one_residue(const unsigned char *f, int64_t n) {
+  int64_t residue = -1, count = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (!f[i]) continue;
+    if (residue < 0) residue = i % C1D_TILE_T;
+    if (i % C1D_TILE_T != residue) return 0;
+    count++;
+  }
+  return count >= 2;
+}
+
+/* Runs of flags that all start on a multiple of `tile` and end on one (or at n), not covering all. */
+static int tile_aligned(const unsigned char *f, int64_t n, int64_t tile) {
+  if (n < 2 * tile) return 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (!f[i]) continue;
+    int64_t j = i;
+    while (j + 1 < n && f[j + 1]) j++;
+    if (i % tile != 0 || ((j + 1) % tile != 0 && j + 1 != n)) return 0;
+    i = j;
+  }
+  return flag_count(f, n) < n;
+}
+
+static void name_list(char *kind, size_t size, const char *one, const char *many, const char *ranges,
+                      int64_t count) {
+  snprintf(kind, size, "%s %.*s", count == 1 ? one : many, (int)(size - strlen(many) - 2), ranges);
+}
+
+int c1d_describe_marks(const unsigned char *mark, const c1d_layout *lay, int64_t total, c1d_region *r) {
+  const int64_t N = lay->N, O = lay->O, L = lay->L;
+  const int64_t tiles_o = (O + C1D_TILE_O - 1) / C1D_TILE_O, tiles_t = (L + C1D_TILE_T - 1) / C1D_TILE_T;
+  const int64_t tiles = N * tiles_o * tiles_t;
+  unsigned char *fn = calloc((size_t)N, 1), *fo = calloc((size_t)O, 1), *ft = calloc((size_t)L, 1);
+  int64_t *tile_fill = calloc((size_t)tiles, sizeof *tile_fill);
+  int64_t *t_rows = calloc((size_t)L, sizeof *t_rows); /* marked elements per position */
+  if (!fn || !fo || !ft || !tile_fill || !t_rows) {
+    free(fn), free(fo), free(ft), free(tile_fill), free(t_rows);
+    return -1;
+  }
+  int64_t count = 0;
+  for (int64_t n = 0; n < N; n++)
+    for (int64_t o = 0; o < O; o++)
+      for (int64_t t = 0; t < L; t++) {
+        if (!mark[(n * O + o) * L + t]) continue;
+        count++;
+        fn[n] = fo[o] = ft[t] = 1;
+        t_rows[t]++;
+        tile_fill[(n * tiles_o + o / C1D_TILE_O) * tiles_t + t / C1D_TILE_T]++;
+      }
+  memset(r, 0, sizeof *r);
+  r->count = count;
+  r->fraction = total ? (double)count / (double)total : 0.0;
+  c1d_format_ranges(fn, N, r->n, sizeof r->n);
+  c1d_format_ranges(fo, O, r->o, sizeof r->o);
+  c1d_format_ranges(ft, L, r->t, sizeof r->t);
+  const int64_t bad_n = flag_count(fn, N), bad_o = flag_count(fo, O), bad_t = flag_count(ft, L);
+  const int64_t t_first = first_flag(ft, L), full_tiles_end = L / C1D_TILE_T * C1D_TILE_T;
+  /* Tiles touched, and how full they are on average (a tile's capacity at the tensor's edges). */
+  int64_t touched = 0, filled = 0, capacity = 0;
+  for (int64_t n = 0; n < N; n++)
+    for (int64_t to = 0; to < tiles_o; to++)
+      for (int64_t tt = 0; tt < tiles_t; tt++) {
+        const int64_t f = tile_fill[(n * tiles_o + to) * tiles_t + tt];
+        if (!f) continue;
+        const int64_t ho = O - to * C1D_TILE_O < C1D_TILE_O ? O - to * C1D_TILE_O : C1D_TILE_O;
+        const int64_t ht = L - tt * C1D_TILE_T < C1D_TILE_T ? L - tt * C1D_TILE_T : C1D_TILE_T;
+        touched++;
+        filled += f;
+        capacity += ho * ht;
+      }
+  const double tile_fraction = tiles ? (double)touched / (double)tiles : 0.0;
+  const double tile_fill_mean = capacity ? (double)filled / (double)capacity : 0.0;
+  /* Within the marked positions, the share of rows (n, o) they reach. */
+  int64_t reach = 0;
+  for (int64_t t = 0; t < L; t++) reach += t_rows[t];
+  const double row_reach = bad_t ? (double)reach / ((double)bad_t * (double)(N * O)) : 0.0;
+
+  c1d_region_class cls = C1D_REGION_SCATTERED;
+  char kind[sizeof r->kind];
+  snprintf(kind, sizeof kind, "scattered elements");
+  if (count == 0) {
+    cls = C1D_REGION_NONE;
+    snprintf(kind, sizeof kind, "none");
+  } else if (r->fraction >= 0.05 && bad_n == N && bad_o >= 0.9 * O && bad_t >= 0.9 * L &&
+             tile_fraction >= 0.9) {
+    cls = C1D_REGION_EVERYWHERE;
+    snprintf(kind, sizeof kind, "everywhere");
+  } else if (lay->pad > 0 && t_first >= 0 && flag_count(ft, lay->pad < L ? lay->pad : L) == bad_t) {
+    cls = C1D_REGION_LEFT_EDGE;
+    snprintf(kind, sizeof kind, "the left edge (causal padding, t < %lld)", (long long)lay->pad);
+  } else if (L % C1D_TILE_T && full_tiles_end > 0 && t_first >= full_tiles_end) {
+    cls = C1D_REGION_LAST_PARTIAL_TILE;
+    snprintf(kind, sizeof kind, "the last partial tile (t >= %lld)", (long long)full_tiles_end);
+  } else if (L >= 2 * C1D_TILE_T && t_first >= L / 2 && bad_t * 2 >= L - t_first && row_reach >= 0.5) {
+    cls = C1D_REGION_RIGHT_EDGE;
+    snprintf(kind, sizeof kind, "the right edge (t >= %lld)", (long long)t_first);
+  } else if (bad_o < O && bad_o <= (O / 16 > 1 ? O / 16 : 1) &&
+             (double)count >= 0.5 * (double)(bad_o * bad_n * L)) {
+    cls = C1D_REGION_CHANNELS;
+    name_list(kind, sizeof kind, "channel", "channels", r->o, bad_o);
+  } else if (bad_n < N && bad_n <= (N / 4 > 1 ? N / 4 : 1) && (double)count >= 0.5 * (double)(bad_n * O * L)) {
+    cls = C1D_REGION_BATCHES;
+    name_list(kind, sizeof kind, "batch", "batches", r->n, bad_n);
+  } else if (tile_fill_mean >= 0.5 && tile_fraction <= 0.5 && touched > 0) {
+    cls = C1D_REGION_TILE_BLOCKS;
+    snprintf(kind, sizeof kind, "tile-aligned blocks (%lld of %d x %d)", (long long)touched,
+             C1D_TILE_O, C1D_TILE_T);
+  } else if (one_residue(ft, L)) {
+    cls = C1D_REGION_TILE_SEAMS;
+    snprintf(kind, sizeof kind, "tile seams (t = %lld mod %d)", (long long)(t_first % C1D_TILE_T),
+             C1D_TILE_T);
+  } else if (bad_t < L && bad_t <= (L / 64 > 4 ? L / 64 : 4) && row_reach >= 0.25) {
+    cls = C1D_REGION_POSITIONS;
+    name_list(kind, sizeof kind, "position", "positions", r->t, bad_t);
+  } else if (tile_aligned(ft, L, C1D_TILE_T)) {
+    cls = C1D_REGION_TILE_BLOCKS;
+    snprintf(kind, sizeof kind, "tile-aligned blocks (%d positions)", C1D_TILE_T);
+  } else if (bad_o < O && tile_aligned(fo, O, C1D_TILE_O)) {
+    cls = C1D_REGION_TILE_BLOCKS;
+    snprintf(kind, sizeof kind, "tile-aligned blocks (%d channels)", C1D_TILE_O);
+  }
+  r->cls = cls;
+  snprintf(r->kind, sizeof r->kind, "%s", kind);
+  free(fn), free(fo), free(ft), free(tile_fill), free(t_rows);
+  return 0;
+}

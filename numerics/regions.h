@@ -1,0 +1,25 @@
+/* Where offending elements are: a mark per element, and the description of the marked set as one region
+ * class (left edge, right edge, last partial tile, channels, batches, positions, tile-aligned blocks, tile
+ * seams, scattered, everywhere) with compact ranges of n, o and t. The classifier marks; this names. */
+#ifndef C1D_REGIONS_H
+#define C1D_REGIONS_H
+
+#include <stdint.h>
+
+#include "numerics/classifier.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The tiled kernels' block: 8 output channels x 32 positions. */
+enum { C1D_TILE_O = 8, C1D_TILE_T = 32 };
+
+/* Describes the elements with mark[i] != 0 (N*O*L flags) into r; total: elements compared. Returns 0,
+ * or -1 without memory. */
+int c1d_describe_marks(const unsigned char *mark, const c1d_layout *lay, int64_t total, c1d_region *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

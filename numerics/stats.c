@@ -1,0 +1,44 @@
+/* Tails and quantiles; see stats.h. */
+#include "numerics/stats.h"
+
+#include <math.h>
+
+double c1d_normal_tail2(double z) { return erfc(fabs(z) / sqrt(2.0)); }
+
+double c1d_normal_upper_quantile(double p) {
+  if (p >= 0.5) return 0.0;
+  double lo = 0.0, hi = 40.0;
+  for (int i = 0; i < 200; i++) {
+    double mid = 0.5 * (lo + hi);
+    if (0.5 * erfc(mid / sqrt(2.0)) > p)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return hi;
+}
+
+double c1d_chi2_upper_quantile(double nu, double p) {
+  const double z = c1d_normal_upper_quantile(p), a = 2.0 / (9.0 * nu);
+  const double c = 1.0 - a + z * sqrt(a);
+  return nu * c * c * c;
+}
+
+double c1d_sum_upper_quantile(double n, double mu, double var, double p) {
+  /* Gamma(shape k, scale theta) with k*theta = n*mu, k*theta^2 = n*var: theta/2 * chi2_{2k}. */
+  const double theta = var / mu, k = n * mu * mu / var;
+  return 0.5 * theta * c1d_chi2_upper_quantile(2.0 * k, p);
+}
+
+double c1d_poisson_upper_quantile(double lambda, double p) {
+  if (lambda <= 0.0) return 1.0;
+  if (lambda > 1e6) return ceil(lambda + c1d_normal_upper_quantile(p) * sqrt(lambda) + 10.0);
+  /* Upper tail by summing the pmf from the top down, in log space. */
+  const double kmax = ceil(lambda + 40.0 * sqrt(lambda) + 100.0);
+  double tail = 0.0;
+  for (double k = kmax; k >= 0.0; k -= 1.0) {
+    tail += exp(k * log(lambda) - lambda - lgamma(k + 1.0));
+    if (tail > p) return k + 1.0;
+  }
+  return 0.0;
+}

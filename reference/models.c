@@ -1,0 +1,281 @@
+/* The explainer's rounding models; see models.h. The full-output passes run the float64 oracle on rounded
+ * copies of the inputs (or, for the tensor-core bias and the squared products, plain row loops in double
+ * across positions t); the one-element functions follow the definition's loops. */
+#include "reference/models.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "numerics/arith.h"
+#include "reference/oracle.h"
+
+static float round_tf32_rne(float f) {
+  uint32_t u = c1d_float_bits(f);
+  if ((u & 0x7f800000u) == 0x7f800000u) return f; /* Inf, NaN */
+  u += 0x0fffu + ((u >> 13) & 1u);
+  return c1d_bits_float(u & 0xffffe000u);
+}
+
+float c1d_round_as(c1d_rounding r, float v) {
+  switch (r) {
+    case C1D_ROUND_TF32_RNA: return c1d_round_tf32_rna(v);
+    case C1D_ROUND_TF32_RNE: return round_tf32_rne(v);
+    case C1D_ROUND_TF32_TRUNC: return c1d_round_tf32_trunc(v);
+    case C1D_ROUND_BF16: return c1d_round_bf16(v);
+    case C1D_ROUND_FP16: return c1d_round_fp16(v);
+    default: return v;
+  }
+}
+
+static void round_copy(c1d_rounding r, const float *in, float *out, int64_t count) {
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < count; i++) out[i] = c1d_round_as(r, in[i]);
+}
+
+static void split_copy(const float *in, float *big, float *small, int64_t count) {
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < count; i++) c1d_split_tf32(in[i], &big[i], &small[i]);
+}
+
+c1d_status c1d_model_inputs_make(const c1d_shape *s, const float *x, const float *w, c1d_model_spec spec,
+                                 c1d_model_inputs *out) {
+  const int64_t nx = c1d_x_count(s), nw = c1d_w_count(s);
+  memset(out, 0, sizeof *out);
+  out->spec = spec;
+  out->x1 = malloc((size_t)nx * sizeof *out->x1);
+  out->w1 = malloc((size_t)nw * sizeof *out->w1);
+  if (spec.split3) {
+    out->x2 = malloc((size_t)nx * sizeof *out->x2);
+    out->w2 = malloc((size_t)nw * sizeof *out->w2);
+  }
+  if (!out->x1 || !out->w1 || (spec.split3 && (!out->x2 || !out->w2))) {
+    c1d_model_inputs_free(out);
+    return c1d_fail(C1D_ERR_NO_MEMORY, "rounding model: cannot allocate rounded copies of the inputs");
+  }
+  if (spec.split3) {
+    split_copy(x, out->x1, out->x2, nx);
+    split_copy(w, out->w1, out->w2, nw);
+  } else {
+    round_copy(spec.x, x, out->x1, nx);
+    round_copy(spec.w, w, out->w1, nw);
+  }
+  return C1D_OK;
+}
+
+void c1d_model_inputs_free(c1d_model_inputs *mi) {
+  free(mi->x1), free(mi->w1), free(mi->x2), free(mi->w2);
+  memset(mi, 0, sizeof *mi);
+}
+
+/* The model's product of term (x index ix, w index iw), exactly, in float64. */
+static inline double model_product(const c1d_model_inputs *mi, int64_t ix, int64_t iw) {
+  const double p = (double)mi->x1[ix] * (double)mi->w1[iw];
+  if (!mi->x2) return p;
+  return p + (double)mi->x1[ix] * (double)mi->w2[iw] + (double)mi->x2[ix] * (double)mi->w1[iw];
+}
+
+c1d_status c1d_model_delta_full(const c1d_shape *s, const c1d_model_inputs *mi, const float *b,
+                                const double *ref, float *delta) {
+  const int64_t ny = c1d_y_count(s);
+  c1d_shape no_bias = *s;
+  no_bias.bias = 0;
+  double *p = malloc((size_t)ny * sizeof *p), *q = mi->x2 ? malloc((size_t)ny * sizeof *q) : NULL;
+  c1d_status st = C1D_OK;
+  if (!p || (mi->x2 && !q)) {
+    st = c1d_fail(C1D_ERR_NO_MEMORY, "rounding model: cannot allocate its output");
+    goto done;
+  }
+  /* The (big) products with the bias, then for 3xTF32 big*small and small*big, each summed in double. */
+  if ((st = c1d_oracle_f64(s, mi->x1, mi->w1, b, p, NULL, NULL, NULL)) != C1D_OK) goto done;
+  if (mi->x2) {
+    if ((st = c1d_oracle_f64(&no_bias, mi->x1, mi->w2, NULL, q, NULL, NULL, NULL)) != C1D_OK) goto done;
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < ny; i++) p[i] += q[i];
+    if ((st = c1d_oracle_f64(&no_bias, mi->x2, mi->w1, NULL, q, NULL, NULL, NULL)) != C1D_OK) goto done;
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < ny; i++) p[i] += q[i];
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < ny; i++) delta[i] = (float)(p[i] - ref[i]);
+done:
+  free(p);
+  free(q);
+  return st;
+}
+
+// --- tensor-core truncation bias ------------------------------------------------------------------
+
+/* The spacing of float32 numbers at |v| (2^-149 at the subnormals, 0 at 0). */
+static inline double ulp32_of(double v) {
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  const int64_t e = (int64_t)((bits >> 52) & 0x7ff); /* |v| in [2^(e-1023), 2^(e-1022)) */
+  if (v == 0.0) return 0.0;
+  int64_t ue = e - 23; /* biased exponent of 2^(e-1023-23) */
+  if (ue < 1023 - 149) ue = 1023 - 149;
+  const uint64_t ub = (uint64_t)ue << 52;
+  double u;
+  memcpy(&u, &ub, sizeof u);
+  return u;
+}
+
+static inline double half_ulp_toward_zero(double acc) {
+  return -0.5 * ulp32_of(acc) * (acc > 0 ? 1.0 : acc < 0 ? -1.0 : 0.0);
+}
+
+void c1d_model_eval_at(const c1d_shape *s, const c1d_model_inputs *mi, const float *b, int64_t n,
+                       int64_t o, int64_t t, double *value, double *beta_pad, double *beta_live) {
+  double acc = s->bias ? (double)b[o] : 0.0, pad = 0.0, live = 0.0;
+  int live_in_step = 0;  /* the current padded step holds a product that reads x */
+  int64_t live_count = 0;
+  const int64_t k0 = c1d_first_tap(s, t), total = s->C * s->K, live_total = s->C * (s->K - k0);
+  for (int64_t c = 0; c < s->C; c++) {
+    const int64_t xrow = c1d_x_index(s, n, c, 0), wrow = c1d_w_index(s, o, c, 0);
+    for (int64_t k = 0; k < s->K; k++) {
+      if (k >= k0) {
+        acc += model_product(mi, xrow + c1d_source_time(s, t, k), wrow + k);
+        live_in_step = 1;
+        if (++live_count % C1D_TC_STEP == 0 || live_count == live_total) live += half_ulp_toward_zero(acc);
+      }
+      const int64_t j = c * s->K + k;
+      if ((j + 1) % C1D_TC_STEP == 0 || j + 1 == total) {
+        if (live_in_step) pad += half_ulp_toward_zero(acc);
+        live_in_step = 0;
+      }
+    }
+  }
+  *value = acc;
+  if (beta_pad) *beta_pad = pad;
+  if (beta_live) *beta_live = live;
+}
+
+c1d_status c1d_tc_bias_full(const c1d_shape *s, const c1d_model_inputs *mi, const float *b,
+                            float *beta_pad, float *beta_live) {
+  int failed = 0;
+  const int64_t total = s->C * s->K;
+#pragma omp parallel
+  {
+    double *acc = malloc((size_t)s->L * sizeof *acc), *bp = malloc((size_t)s->L * sizeof *bp);
+    double *bl = malloc((size_t)s->L * sizeof *bl);
+    int64_t *cnt = malloc((size_t)s->L * sizeof *cnt);
+    unsigned char *live = malloc((size_t)s->L);
+    const int ok = acc && bp && bl && cnt && live;
+    if (!ok) {
+#pragma omp atomic write
+      failed = 1;
+    }
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t no = 0; no < s->N * s->O; no++) {
+      if (!ok) continue;
+      const int64_t n = no / s->O, o = no % s->O;
+      for (int64_t t = 0; t < s->L; t++) {
+        acc[t] = s->bias ? (double)b[o] : 0.0;
+        bp[t] = bl[t] = 0.0;
+        cnt[t] = 0;
+        live[t] = 0;
+      }
+      for (int64_t c = 0; c < s->C; c++)
+        for (int64_t k = 0; k < s->K; k++) {
+          const int64_t shift = -c1d_source_time(s, 0, k); /* tap k reads x[t - shift] */
+          const int64_t xrow = c1d_x_index(s, n, c, 0) - shift, iw = c1d_w_index(s, o, c, k);
+          for (int64_t t = shift; t < s->L; t++) {
+            acc[t] += model_product(mi, xrow + t, iw);
+            live[t] = 1;
+            if (++cnt[t] % C1D_TC_STEP == 0 || cnt[t] == s->C * (s->K - c1d_first_tap(s, t)))
+              bl[t] += half_ulp_toward_zero(acc[t]);
+          }
+          const int64_t j = c * s->K + k;
+          if ((j + 1) % C1D_TC_STEP == 0 || j + 1 == total)
+            for (int64_t t = 0; t < s->L; t++) {
+              if (live[t]) bp[t] += half_ulp_toward_zero(acc[t]);
+              live[t] = 0;
+            }
+        }
+      float *op = beta_pad + c1d_y_index(s, n, o, 0), *ol = beta_live + c1d_y_index(s, n, o, 0);
+      for (int64_t t = 0; t < s->L; t++) {
+        op[t] = (float)bp[t];
+        ol[t] = (float)bl[t];
+      }
+    }
+    free(acc), free(bp), free(bl), free(cnt), free(live);
+  }
+  return failed ? c1d_fail(C1D_ERR_NO_MEMORY, "rounding model: cannot allocate row buffers") : C1D_OK;
+}
+
+// --- squared products ------------------------------------------------------------------------------
+
+double c1d_sq_products_at(const c1d_shape *s, const float *x, const float *w, int64_t n, int64_t o,
+                          int64_t t) {
+  double sum = 0.0;
+  for (int64_t c = 0; c < s->C; c++)
+    for (int64_t k = c1d_first_tap(s, t); k < s->K; k++) {
+      const double p = (double)x[c1d_x_index(s, n, c, c1d_source_time(s, t, k))] *
+                       (double)w[c1d_w_index(s, o, c, k)];
+      sum += p * p;
+    }
+  return sum;
+}
+
+c1d_status c1d_sq_products_full(const c1d_shape *s, const float *x, const float *w, float *sq) {
+  int failed = 0;
+#pragma omp parallel
+  {
+    double *acc = malloc((size_t)s->L * sizeof *acc);
+    if (!acc) {
+#pragma omp atomic write
+      failed = 1;
+    }
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t no = 0; no < s->N * s->O; no++) {
+      if (!acc) continue;
+      const int64_t n = no / s->O, o = no % s->O;
+      for (int64_t t = 0; t < s->L; t++) acc[t] = 0.0;
+      for (int64_t c = 0; c < s->C; c++)
+        for (int64_t k = 0; k < s->K; k++) {
+          const int64_t shift = -c1d_source_time(s, 0, k);
+          const float *xr = x + c1d_x_index(s, n, c, 0);
+          const double wv = w[c1d_w_index(s, o, c, k)];
+          for (int64_t t = shift; t < s->L; t++) {
+            const double p = wv * (double)xr[t - shift];
+            acc[t] += p * p;
+          }
+        }
+      float *out = sq + c1d_y_index(s, n, o, 0);
+      for (int64_t t = 0; t < s->L; t++) out[t] = (float)acc[t];
+    }
+    free(acc);
+  }
+  return failed ? c1d_fail(C1D_ERR_NO_MEMORY, "rounding model: cannot allocate row buffers") : C1D_OK;
+}
+
+// --- an arbitrary order ----------------------------------------------------------------------------
+
+static uint64_t splitmix(uint64_t *state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+void c1d_term_permutation(int64_t count, uint64_t seed, int32_t *perm) {
+  for (int64_t i = 0; i < count; i++) perm[i] = (int32_t)i;
+  uint64_t state = seed;
+  for (int64_t i = count - 1; i > 0; i--) {
+    const int64_t j = (int64_t)(splitmix(&state) % (uint64_t)(i + 1));
+    const int32_t tmp = perm[i];
+    perm[i] = perm[j];
+    perm[j] = tmp;
+  }
+}
+
+float c1d_permuted_fp32_at(const c1d_shape *s, const float *x, const float *w, const float *b,
+                           const int32_t *perm, int64_t n, int64_t o, int64_t t) {
+  float acc = s->bias ? b[o] : 0.0f;
+  for (int64_t j = 0; j < s->C * s->K; j++) {
+    const int64_t c = perm[j] / s->K, k = perm[j] % s->K, src = c1d_source_time(s, t, k);
+    const float xv = src >= 0 ? x[c1d_x_index(s, n, c, src)] : 0.0f;
+    acc = c1d_fma(xv, w[c1d_w_index(s, o, c, k)], acc);
+  }
+  return acc;
+}
