@@ -66,8 +66,9 @@ int c1d_power_bug_find(const char *name) {
 #define TILE_T 32
 #define TILE_O 8
 
-/* The right edge: a few last positions, never exactly the last partial tile. */
-static int64_t right_width(const c1d_shape *s) { return s->L % TILE_T == 7 ? 5 : 7; }
+/* The right edge: the last positions of every row, never inside the last partial tile (it reaches 5
+ * positions into the last whole tile), so that the two classes cannot be confused. */
+static int64_t right_width(const c1d_shape *s) { return s->L % TILE_T ? s->L % TILE_T + 5 : 7; }
 
 static uint64_t pick(uint64_t *rng, uint64_t range) {
   *rng = power_mix(*rng);

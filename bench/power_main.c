@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "bench/power.h"
+#include "harness/atomic_file.h"
 
 static int usage(const char *why) {
   fprintf(stderr, "bench_power: %s\n", why);
@@ -119,6 +120,14 @@ int main(int argc, char **argv) {
   if (sharded && !out) {
     snprintf(default_out, sizeof default_out, "power-shard-%d-of-%d.tsv", shard + 1, shards);
     out = default_out;
+  }
+  if (out) { /* a records file that cannot be written is said before the campaign runs, not after */
+    c1d_atomic_file probe;
+    if (c1d_atomic_open(&probe, out) != C1D_OK) {
+      fprintf(stderr, "bench_power: %s\n", c1d_error_detail());
+      return 1;
+    }
+    c1d_atomic_abort(&probe);
   }
   c1d_power_results res;
   memset(&res, 0, sizeof res);
