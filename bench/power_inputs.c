@@ -38,7 +38,7 @@ static c1d_dist convlab_dist(c1d_power_dist d) {
 void power_generate(const c1d_power_problem *p, float *x, float *w, float *b) {
   const c1d_shape *s = &p->shape;
   c1d_generate(s, convlab_dist(p->dist), p->seed, x, w, b);
-  const int64_t nx = c1d_x_count(s), nw = c1d_w_count(s);
+  const int64_t nx = c1d_x_count(s);
   if (p->dist == C1D_POWER_SUBNORMAL) {
     for (int64_t i = 0; i < nx; i++) x[i] = 1e-40f;
     for (int64_t o = 0; o < c1d_b_count(s); o++) b[o] = (float)((double)b[o] * 1e-40);
@@ -55,7 +55,6 @@ void power_generate(const c1d_power_problem *p, float *x, float *w, float *b) {
     for (int64_t i = 0; i < nx; i++) x[i] = ldexpf(x[i], e);
     for (int64_t o = 0; o < c1d_b_count(s); o++) b[o] = ldexpf(b[o], e);
   }
-  (void)nw;
 }
 
 // --- a problem's data -------------------------------------------------------------------------------
