@@ -106,7 +106,7 @@ static int64_t mark_region(int region, const c1d_shape *s, uint64_t rng, double 
     case R_POSITION: {
       /* Away from both edges and from the tile seams. */
       const int64_t lo = pad, hi = L - right_width(s);
-      if (hi - lo < 2 * TILE_T) return 0;
+      if (hi - lo < 2) return 0;
       do t0 = lo + (int64_t)pick(&rng, (uint64_t)(hi - lo));
       while (t0 % TILE_T == 0);
       t1 = t0 + 1;
