@@ -98,6 +98,30 @@ Test(power, every_fp32_order_equals_the_oracle_on_integer_inputs) {
   cr_assert_geq(checked, 3 * 13);
 }
 
+Test(power, the_fp32_orders_are_different_orders) {
+  const c1d_power_campaign camp = c1d_power_reduced_campaign();
+  const c1d_power_problem p = c1d_power_problem_at(&camp, 14); /* N=2 C=256 O=16 L=70 K=4, conv_init */
+  cr_assert_eq(p.dist, C1D_POWER_CONV_INIT);
+  power_case c;
+  cr_assert_eq(power_case_make(&p, &c), C1D_OK);
+  const int64_t ny = c1d_y_count(&c.s);
+  const int naive = c1d_power_order_find("naive");
+  float *y0 = malloc((size_t)ny * sizeof *y0), *y = malloc((size_t)ny * sizeof *y);
+  cr_assert(y0 && y);
+  cr_assert_eq(power_order_run(naive, &c, NULL, y0, NULL), C1D_OK);
+  for (int o = 0; o < c1d_power_order_count(); o++) {
+    if (o == naive || !power_order_is_fp32(o) || power_order_at(o)->acc == POWER_ACC_TORCH) continue;
+    cr_assert_eq(power_order_run(o, &c, NULL, y, NULL), C1D_OK);
+    int64_t differ = 0;
+    for (int64_t i = 0; i < ny; i++) differ += y[i] != y0[i];
+    cr_expect_gt(differ, ny / 10, "%s equals the naive order on %lld of %lld elements",
+                 c1d_power_order_name(o), (long long)(ny - differ), (long long)ny);
+  }
+  free(y0);
+  free(y);
+  power_case_free(&c);
+}
+
 Test(power, every_correct_output_lies_inside_its_proof_bound) {
   const c1d_power_campaign camp = correct_only();
   c1d_power_results res = run_campaign(&camp);
