@@ -5,7 +5,7 @@ JOBS ?= $(shell nproc)
 OUT ?= out/run
 CMAKE_ARGS ?=
 
-.PHONY: all run test build configure clean deps-run deps-test bench-oracle
+.PHONY: all run test build configure clean deps-run deps-test deps-power bench-oracle power
 
 all: build
 
@@ -14,6 +14,9 @@ deps-run:
 
 deps-test:
 	@bash scripts/deps.sh test
+
+deps-power:
+	@bash scripts/deps.sh power
 
 configure:
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS) >/dev/null
@@ -29,6 +32,13 @@ run: deps-run
 bench-oracle: deps-run
 	@$(MAKE) --no-print-directory build
 	./$(BUILD)/bench/bench_oracle
+
+# The explainer measured like a detector (bench/power.h): detection rate per bug class and size, false
+# alarms over correct outputs that convlab did not compute. POWER_ARGS: e.g. --shard 2/8 or --check.
+POWER_ARGS ?=
+power: deps-power configure
+	@cmake --build $(BUILD) -j $(JOBS) --target bench_power
+	./$(BUILD)/bench/bench_power $(POWER_ARGS)
 
 test: deps-test
 	@$(MAKE) --no-print-directory build

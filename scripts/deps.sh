@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages convlab needs for a purpose ("run" or "test"), when they are missing.
+# Installs the Debian packages convlab needs for a purpose ("run", "test" or "power"), when they are
+# missing.
 # As root it runs apt-get; otherwise it prints the one apt-get line needed and fails.
 set -euo pipefail
 purpose=${1:-run}
@@ -12,9 +13,14 @@ purpose=${1:-run}
 #   python3-numpy            .npy interoperability tests and the notebooks
 #   python3-nbconvert, python3-ipykernel, python3-matplotlib   executing the notebooks in the tests
 #   chromium, fonts-dejavu-core  rendering the HTML report headless in the tests (with a font for its text)
+#   python3-torch            PyTorch's CPU conv1d, one of the power benchmark's correct outputs (make power,
+#                            tests/test_power.c)
 packages=(cmake gcc g++ make libcjson-dev libopenblas-dev libcriterion-dev)
 if [ "$purpose" = test ]; then
-  packages+=(python3-numpy python3-nbconvert python3-ipykernel python3-matplotlib chromium fonts-dejavu-core)
+  packages+=(python3-numpy python3-nbconvert python3-ipykernel python3-matplotlib chromium fonts-dejavu-core
+             python3-torch)
+elif [ "$purpose" = power ]; then
+  packages+=(python3-numpy python3-torch)
 fi
 
 missing=()

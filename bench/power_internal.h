@@ -1,0 +1,133 @@
+/* The power benchmark's parts, shared by its files (not by convlab): a problem's data, its inputs, the
+ * accumulation orders, the correct outputs built from them, the bug patterns, and PyTorch's outputs. */
+#ifndef C1D_POWER_INTERNAL_H
+#define C1D_POWER_INTERNAL_H
+
+#include "bench/power.h"
+
+// --- a problem's data ---------------------------------------------------------------------------
+
+/* How an order's inputs are rounded before an fp32 sum. */
+enum { POWER_IN_NONE, POWER_IN_TF32_RNA, POWER_IN_TF32_TRUNC, POWER_IN_BF16, POWER_IN_FP16, POWER_IN_COUNT };
+
+typedef struct power_case {
+  c1d_power_problem p;
+  c1d_shape s;
+  float *x, *w, *b;                      /* b is NULL without bias */
+  double *ref, *mag;                     /* the oracle on x, w, b */
+  /* Inputs rounded as POWER_IN_*, and the oracle on them (made on first use; [0] aliases x, w, ref). */
+  float *xr[POWER_IN_COUNT], *wr[POWER_IN_COUNT];
+  double *ref_r[POWER_IN_COUNT], *mag_r[POWER_IN_COUNT];
+  double max_abs_x, max_abs_w, max_abs_ref;
+} power_case;
+
+/* Inputs of p (power_inputs.c): x (N*C*L), w (O*C*K), and b (O) when the shape has a bias. */
+void power_generate(const c1d_power_problem *p, float *x, float *w, float *b);
+
+/* Allocates and fills c for p: inputs and the oracle. C1D_ERR_NO_MEMORY (nothing to free then). */
+c1d_status power_case_make(const c1d_power_problem *p, power_case *c);
+/* The inputs rounded as `in` and the oracle on them, made once. C1D_ERR_NO_MEMORY. */
+c1d_status power_case_rounded(power_case *c, int in);
+void power_case_free(power_case *c);
+
+// --- accumulation orders (power_sums.c, power_sgemm.c) -------------------------------------------
+
+enum {
+  POWER_ACC_NAIVE,        /* acc = b; fma over c outer, k inner */
+  POWER_ACC_NAIVE_NOFMA,  /* the same with a rounded multiply, then a rounded add */
+  POWER_ACC_REVERSED,     /* acc = b; c from C-1 down, k from K-1 down */
+  POWER_ACC_RANDOM,       /* acc = b; channels in a seeded random order */
+  POWER_ACC_PAIRWISE,     /* rounded products summed by a pairwise tree, b last */
+  POWER_ACC_BLOCKED,      /* per block of param channels a chain from 0; block sums in order; b last */
+  POWER_ACC_TILED,        /* tap-major split-K: tiles of param terms, each a chain from 0, onto acc = b */
+  POWER_ACC_KAHAN,        /* Kahan-compensated sum of rounded products, b first */
+  POWER_ACC_TAP_PARTIAL,  /* one chain per tap over c; b + partial[0] + ... + partial[K-1] */
+  POWER_ACC_3XTF32,       /* TF32 big/small split; small*big + big*small + big*big per term */
+  POWER_ACC_SGEMM,        /* im2col, OpenBLAS SGEMM onto y = b */
+  POWER_ACC_TORCH         /* PyTorch's conv1d, computed before (power_torch.c) */
+};
+
+/* y (N*O*L) from x, w, b (NULL without bias) in order acc with its parameter; seed picks the random
+ * order. C1D_ERR_NO_MEMORY. Not for POWER_ACC_SGEMM or POWER_ACC_TORCH. */
+c1d_status power_sum(int acc, int param, uint64_t seed, const c1d_shape *s, const float *x,
+                     const float *w, const float *b, float *y);
+
+/* The same by im2col and OpenBLAS's SGEMM. C1D_ERR_NO_MEMORY. */
+c1d_status power_sgemm(const c1d_shape *s, const float *x, const float *w, const float *b, float *y);
+
+// --- correct outputs (power_orders.c) -------------------------------------------------------------
+
+enum { POWER_STORE_FP32, POWER_STORE_FP16, POWER_STORE_BF16 };
+
+typedef struct power_order {
+  const char *name, *summary;
+  int input;   /* POWER_IN_* */
+  int acc;     /* POWER_ACC_* */
+  int param;
+  int store;   /* POWER_STORE_* */
+} power_order;
+
+const power_order *power_order_at(int order);
+
+/* Whether order makes sense on c's values (fp16 only where values fit fp16; PyTorch when run). */
+int power_order_applies(int order, const power_case *c, int use_torch);
+
+/* The order's output into y and, for a reduced-precision store, the float32 result before the store
+ * into unstored (may be NULL otherwise). torch_y: PyTorch's output for c (used by POWER_ACC_TORCH).
+ * C1D_ERR_NO_MEMORY. */
+c1d_status power_order_run(int order, power_case *c, const float *torch_y, float *y, float *unstored);
+
+/* 1 when every element of y lies inside the bound that proves the order correct: the fp32 sum bound
+ * gamma_{n+K+1} * m on the rounded inputs' oracle, plus underflow; 3xTF32's split error; the store's
+ * half unit in the last place. */
+int power_order_in_bound(int order, power_case *c, const float *y);
+
+/* The rms error that the fitting model leaves unexplained for a bug built on this order: fp32 orders,
+ * the naive order's rms error (naive given); rounded inputs, rms(y - oracle on the rounded inputs);
+ * a reduced-precision store, the store's rms rounding (y against unstored). */
+double power_order_scale(int order, power_case *c, const float *y, const float *unstored,
+                         const float *naive);
+
+/* 1 for orders on float32 inputs with float32 storage and an fp32 sum: the bases of fp32 bugs. */
+int power_order_is_fp32(int order);
+
+/* v rounded to the order's output storage (v itself for float32 storage). */
+float power_order_store(int order, float v);
+
+// --- bugs (power_bugs.c) ---------------------------------------------------------------------------
+
+/* The order a bug is injected into: "" rotates over the fp32 orders. */
+const char *power_bug_base(int bug);
+/* 1 when the bug is injected before the base's reduced-precision store (the output is re-stored). */
+int power_bug_before_store(int bug);
+
+/* The bug's error pattern on c: e (N*O*L) zero outside its region, with rms 1 over the region; returns
+ * the region's element count, 0 when the class does not apply to c's shape or data. rng: the seed
+ * that places the region (same for every size of one problem). */
+int64_t power_bug_pattern(int bug, const power_case *c, uint64_t rng, double *e);
+
+// --- PyTorch's outputs (power_torch.c) -------------------------------------------------------------
+
+typedef struct power_torch {
+  char dir[64];   /* the temporary directory with inputs and outputs; "" when none */
+} power_torch;
+
+/* Writes the inputs of every problem, runs one Python process that computes every output with
+ * PyTorch's conv1d, and keeps them in pt->dir. C1D_ERR_IO naming what failed. Call
+ * power_torch_cleanup afterwards whatever it returned. */
+c1d_status power_torch_prepare(const c1d_power_problem *probs, int count, power_torch *pt, FILE *log);
+/* PyTorch's output for p into y. C1D_ERR_IO / C1D_ERR_FORMAT. */
+c1d_status power_torch_output(const power_torch *pt, const c1d_power_problem *p, float *y);
+/* Removes the directory. */
+void power_torch_cleanup(power_torch *pt);
+
+// --- records (power_results.c) --------------------------------------------------------------------
+
+/* Appends r to res. C1D_ERR_NO_MEMORY. */
+c1d_status power_results_push(c1d_power_results *res, const c1d_power_record *r);
+
+// --- small helpers ---------------------------------------------------------------------------------
+
+uint64_t power_mix(uint64_t z);
+
+#endif

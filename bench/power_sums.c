@@ -1,0 +1,179 @@
+/* The power benchmark's own float32 accumulation orders (written here, not taken from cpu/, so that the
+ * explainer is judged on outputs convlab did not compute). Every operation is an explicit single
+ * rounding (numerics/arith.h, compiled without contraction). Terms are the products of non-padding
+ * taps; each order is one function of one output element, run over all elements in parallel (the
+ * result does not depend on the thread count). */
+#include <stdlib.h>
+
+#include "bench/power_internal.h"
+#include "numerics/arith.h"
+
+typedef struct sum_ctx {
+  const c1d_shape *s;
+  const float *x, *w, *b;
+  const float *xs, *ws;    /* 3xTF32: the small parts (x and w then hold the big parts) */
+  const int64_t *perm;     /* the random channel order */
+  int param;
+} sum_ctx;
+
+static float xv(const sum_ctx *q, const float *x, int64_t n, int64_t c, int64_t t, int64_t k) {
+  const int64_t src = c1d_source_time(q->s, t, k);
+  return src >= 0 ? x[c1d_x_index(q->s, n, c, src)] : 0.0f;
+}
+
+static float wv(const sum_ctx *q, const float *w, int64_t o, int64_t c, int64_t k) {
+  return w[c1d_w_index(q->s, o, c, k)];
+}
+
+static float bias(const sum_ctx *q, int64_t o) { return q->b ? q->b[o] : 0.0f; }
+
+/* The scratch an element needs: the pairwise tree holds every term, tap_partial one partial a tap. */
+static int64_t scratch_size(int acc, const c1d_shape *s) {
+  if (acc == POWER_ACC_PAIRWISE) return s->C * s->K;
+  if (acc == POWER_ACC_TAP_PARTIAL) return s->K;
+  return 1;
+}
+
+static float element(int acc, const sum_ctx *q, int64_t n, int64_t o, int64_t t, float *scratch) {
+  const c1d_shape *s = q->s;
+  const int64_t k0 = c1d_first_tap(s, t), C = s->C, K = s->K;
+  float acc_v = 0.0f, part;
+  switch (acc) {
+    case POWER_ACC_NAIVE:
+      acc_v = bias(q, o);
+      for (int64_t c = 0; c < C; c++)
+        for (int64_t k = k0; k < K; k++) acc_v = c1d_fma(xv(q, q->x, n, c, t, k), wv(q, q->w, o, c, k), acc_v);
+      return acc_v;
+    case POWER_ACC_NAIVE_NOFMA:
+      acc_v = bias(q, o);
+      for (int64_t c = 0; c < C; c++)
+        for (int64_t k = k0; k < K; k++)
+          acc_v = c1d_add(acc_v, c1d_mul(xv(q, q->x, n, c, t, k), wv(q, q->w, o, c, k)));
+      return acc_v;
+    case POWER_ACC_REVERSED:
+      acc_v = bias(q, o);
+      for (int64_t c = C - 1; c >= 0; c--)
+        for (int64_t k = K - 1; k >= k0; k--)
+          acc_v = c1d_fma(xv(q, q->x, n, c, t, k), wv(q, q->w, o, c, k), acc_v);
+      return acc_v;
+    case POWER_ACC_RANDOM:
+      acc_v = bias(q, o);
+      for (int64_t j = 0; j < C; j++) {
+        const int64_t c = q->perm[j];
+        for (int64_t k = k0; k < K; k++) acc_v = c1d_fma(xv(q, q->x, n, c, t, k), wv(q, q->w, o, c, k), acc_v);
+      }
+      return acc_v;
+    case POWER_ACC_PAIRWISE: {
+      int64_t m = 0;
+      for (int64_t c = 0; c < C; c++)
+        for (int64_t k = k0; k < K; k++) scratch[m++] = c1d_mul(xv(q, q->x, n, c, t, k), wv(q, q->w, o, c, k));
+      if (m == 0) return bias(q, o);
+      while (m > 1) { /* adjacent pairs, the odd last term carried up */
+        int64_t h = 0;
+        for (int64_t i = 0; i + 1 < m; i += 2) scratch[h++] = c1d_add(scratch[i], scratch[i + 1]);
+        if (m % 2) scratch[h++] = scratch[m - 1];
+        m = h;
+      }
+      return c1d_add(scratch[0], bias(q, o));
+    }
+    case POWER_ACC_BLOCKED:
+      for (int64_t c0 = 0; c0 < C; c0 += q->param) {
+        part = 0.0f;
+        for (int64_t c = c0; c < C && c < c0 + q->param; c++)
+          for (int64_t k = k0; k < K; k++) part = c1d_fma(xv(q, q->x, n, c, t, k), wv(q, q->w, o, c, k), part);
+        acc_v = c1d_add(acc_v, part);
+      }
+      return c1d_add(acc_v, bias(q, o));
+    case POWER_ACC_TILED: {
+      /* Reduction index r = k*C + c (tap-major, as an im2col GEMM with tap-major rows), tiles of param. */
+      acc_v = bias(q, o);
+      const int64_t R = C * K;
+      for (int64_t r0 = k0 * C; r0 < R; r0 += q->param) {
+        part = 0.0f;
+        for (int64_t r = r0; r < R && r < r0 + q->param; r++) {
+          const int64_t k = r / C, c = r % C;
+          part = c1d_fma(xv(q, q->x, n, c, t, k), wv(q, q->w, o, c, k), part);
+        }
+        acc_v = c1d_add(acc_v, part);
+      }
+      return acc_v;
+    }
+    case POWER_ACC_KAHAN: {
+      float sum = bias(q, o), comp = 0.0f;
+      for (int64_t c = 0; c < C; c++)
+        for (int64_t k = k0; k < K; k++)
+          c1d_kahan_step(&sum, &comp, c1d_mul(xv(q, q->x, n, c, t, k), wv(q, q->w, o, c, k)));
+      return sum;
+    }
+    case POWER_ACC_TAP_PARTIAL:
+      for (int64_t k = 0; k < K; k++) scratch[k] = 0.0f;
+      for (int64_t c = 0; c < C; c++)
+        for (int64_t k = k0; k < K; k++) scratch[k] = c1d_fma(xv(q, q->x, n, c, t, k), wv(q, q->w, o, c, k), scratch[k]);
+      acc_v = bias(q, o);
+      for (int64_t k = 0; k < K; k++) acc_v = c1d_add(acc_v, scratch[k]);
+      return acc_v;
+    case POWER_ACC_3XTF32:
+      acc_v = bias(q, o);
+      for (int64_t c = 0; c < C; c++)
+        for (int64_t k = k0; k < K; k++) {
+          const float xb = xv(q, q->x, n, c, t, k), xsm = xv(q, q->xs, n, c, t, k);
+          const float wb = wv(q, q->w, o, c, k), wsm = wv(q, q->ws, o, c, k);
+          acc_v = c1d_fma(xsm, wb, acc_v);
+          acc_v = c1d_fma(xb, wsm, acc_v);
+          acc_v = c1d_fma(xb, wb, acc_v);
+        }
+      return acc_v;
+  }
+  return 0.0f;
+}
+
+c1d_status power_sum(int acc, int param, uint64_t seed, const c1d_shape *s, const float *x,
+                     const float *w, const float *b, float *y) {
+  sum_ctx q = {s, x, w, b, NULL, NULL, NULL, param};
+  int64_t *perm = NULL;
+  float *split = NULL;
+  if (acc == POWER_ACC_RANDOM) {
+    perm = malloc((size_t)s->C * sizeof *perm);
+    if (!perm) return c1d_fail(C1D_ERR_NO_MEMORY, "power: cannot allocate a channel order");
+    for (int64_t c = 0; c < s->C; c++) perm[c] = c;
+    for (int64_t c = s->C - 1; c > 0; c--) { /* Fisher-Yates, seeded */
+      const int64_t j = (int64_t)(power_mix(seed * 7919u + (uint64_t)c) % (uint64_t)(c + 1));
+      const int64_t tmp = perm[c];
+      perm[c] = perm[j];
+      perm[j] = tmp;
+    }
+    q.perm = perm;
+  }
+  if (acc == POWER_ACC_3XTF32) {
+    const int64_t nx = c1d_x_count(s), nw = c1d_w_count(s);
+    split = malloc((size_t)(2 * nx + 2 * nw) * sizeof *split);
+    if (!split) return c1d_fail(C1D_ERR_NO_MEMORY, "power: cannot allocate the 3xTF32 split");
+    float *xb = split, *xs = split + nx, *wb = split + 2 * nx, *ws = split + 2 * nx + nw;
+    for (int64_t i = 0; i < nx; i++) c1d_split_tf32(x[i], &xb[i], &xs[i]);
+    for (int64_t i = 0; i < nw; i++) c1d_split_tf32(w[i], &wb[i], &ws[i]);
+    q.x = xb;
+    q.xs = xs;
+    q.w = wb;
+    q.ws = ws;
+  }
+  const int64_t total = c1d_y_count(s), scratch_n = scratch_size(acc, s);
+  int failed = 0;
+#pragma omp parallel
+  {
+    float *scratch = malloc((size_t)scratch_n * sizeof *scratch);
+    if (!scratch) {
+#pragma omp atomic write
+      failed = 1;
+    }
+#pragma omp for schedule(static)
+    for (int64_t i = 0; i < total; i++) {
+      if (!scratch) continue;
+      const int64_t t = i % s->L, o = (i / s->L) % s->O, n = i / (s->L * s->O);
+      y[i] = element(acc, &q, n, o, t, scratch);
+    }
+    free(scratch);
+  }
+  free(perm);
+  free(split);
+  return failed ? c1d_fail(C1D_ERR_NO_MEMORY, "power: cannot allocate per-thread scratch") : C1D_OK;
+}
