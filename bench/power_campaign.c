@@ -131,7 +131,7 @@ typedef struct problem_buffers {
   double *pattern;
 } problem_buffers;
 
-static c1d_status run_bugs(const c1d_power_campaign *camp, power_case *c, const c1d_explainer *ex,
+static c1d_status run_bugs(const c1d_power_campaign *camp, power_case *c, c1d_explainer *ex,
                            problem_buffers *bf, c1d_power_results *res, int *bug_runs) {
   const int64_t ny = c1d_y_count(&c->s);
   const int naive = c1d_power_order_find("naive");

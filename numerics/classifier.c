@@ -54,6 +54,8 @@ const char *c1d_model_key(int model) {
 
 // --- statistics on a sample ---------------------------------------------------------------------
 
+static double body_mean(double *v, int64_t n);
+
 /* Rearranges v[0..n) so that v[k] is the k-th smallest, with nothing larger before it and nothing
  * smaller after it (Hoare's selection, median of three). */
 static void select_kth(double *v, int64_t n, int64_t k) {
@@ -102,6 +104,16 @@ static double top_mean(double *v, int64_t n) {
   return s / (double)k;
 }
 
+/* The mean of v[0..n) without its largest 1% (reorders v). */
+static double body_mean(double *v, int64_t n) {
+  if (n <= 0) return 0.0;
+  const int64_t k = n - n / 100;
+  if (k < n) select_kth(v, n, k);
+  double s = 0.0;
+  for (int64_t j = 0; j < k; j++) s += v[j];
+  return s / (double)k;
+}
+
 int c1d_error_stats_on_sample(const float *cand32, const double *cand64, const double *ref,
                               const double *mag, const int64_t *idx, int64_t count,
                               c1d_error_stats *out) {
@@ -133,6 +145,7 @@ enum { STORE_NONE, STORE_BF16, STORE_FP16 };
 /* What an explanation predicts for an element: y + delta + kappa*beta, within the rounding interval
  * of the output format (store), with noise sigma, widened by a per-product allowance and a scale. */
 typedef struct explan {
+  double factor; /* F: how much noisier than the naive order this candidate may be anywhere */
   int model;
   c1d_accumulation acc;
   double kappa;
@@ -157,6 +170,7 @@ static double store_half_spacing(int store, float a) {
  * between its two groupings b1, b2), within the output format's rounding interval. */
 static double residual_of(const explan *x, float a, double y, double delta, double b1, double b2) {
   const double r = (double)a - (y + delta);
+  if (!isfinite(r)) return INFINITY; /* the model overflows (fp16 of a large input): it explains nothing */
   double lo = x->kappa * (b1 < b2 ? b1 : b2), hi = x->kappa * (b1 < b2 ? b2 : b1);
   if (x->store != STORE_NONE) {
     const double h = store_half_spacing(x->store, a);
@@ -216,8 +230,10 @@ enum { N_TRY = (int)(sizeof try_order / sizeof try_order[0]) };
 typedef struct sample_scratch {
   double *a;         /* count doubles */
   double ref_median; /* median of (g/sigma)^2 on the sample */
-  double ref_tail;   /* its 99th percentile */
+  double ref_tail;   /* the mean of its largest 1% */
+  double ref_level;  /* its mean without the largest 1% */
   int failed;        /* a model array could not be had */
+  int order_sensitive;
 } sample_scratch;
 
 static const double *sample_delta(const c1d_classifier_input *in, int model, sample_scratch *sc) {
@@ -268,6 +284,7 @@ static double fit_kappa(const c1d_classifier_input *in, const explan *x, sample_
       if (!(s > 0) || !isfinite(in->cand[i]) || !isfinite(in->ref[i])) continue;
       const double r = ((double)in->cand[i] - in->ref[i] - (dl ? dl[j] : 0.0)) / s;
       const double b = 0.5 * (bt[j] + bt[S + j]) / s;
+      if (!isfinite(r) || !isfinite(b)) continue;
       if (pass == 1 && fabs(r - kappa * b) > cut) continue;
       sxy += r * b;
       sxx += b * b;
@@ -282,6 +299,8 @@ static double fit_kappa(const c1d_classifier_input *in, const explan *x, sample_
  * the reference's (the naive order's own). */
 typedef struct ratios {
   double median, tail;
+  double level; /* mean without the largest 1%: the candidate's own noise level, a bug in few elements
+                   left out */
 } ratios;
 
 static ratios sample_ratio(const c1d_classifier_input *in, const explan *x, sample_scratch *sc) {
@@ -299,10 +318,12 @@ static ratios sample_ratio(const c1d_classifier_input *in, const explan *x, samp
     const double s = sigma_of(x, in->noise->sigma[i], sq ? sq[j] : 0.0);
     sc->a[n++] = (r / s) * (r / s);
   }
-  if (n == 0) return (ratios){0.0, 0.0};
+  if (n == 0) return (ratios){0.0, 0.0, 0.0};
   const double med = quantile(sc->a, n, 0.5), q99 = top_mean(sc->a, n);
   out.median = sc->ref_median > 0 ? med / sc->ref_median : (med > 0 ? INFINITY : 0.0);
   out.tail = sc->ref_tail > 0 ? q99 / sc->ref_tail : (q99 > 0 ? INFINITY : 0.0);
+  const double lv = body_mean(sc->a, n);
+  out.level = sc->ref_level > 0 ? lv / sc->ref_level : (lv > 0 ? INFINITY : 0.0);
   return out;
 }
 
@@ -332,14 +353,15 @@ static void choose(const c1d_classifier_input *in, int store, double scale, samp
   int clean = 0, have_fit = 0;
   choice closest = *out;
   for (int k = 0; k < N_TRY && !clean; k++) {
-    explan x = {try_order[k].model, try_order[k].acc, 0.0, try_order[k].allow, store, scale};
+    explan x = {.factor = C1D_ORDER_FACTOR, .model = try_order[k].model, .acc = try_order[k].acc,
+                .allow = try_order[k].allow, .store = store, .scale = scale};
     if (x.allow && have_fit && !out->x.allow) continue; /* never looser than a fit in hand */
-    /* A truncation bias, a 3xTF32 split or a product allowance changes the residual by a few times the
-     * noise level at most: where the plain model misses by far more, they cannot help. */
-    const int base = x.model == C1D_MODEL_3XTF32 ? C1D_MODEL_FP32 : x.model;
-    if ((x.acc == C1D_ACC_TRUNCATED || x.allow || x.model == C1D_MODEL_3XTF32) &&
-        nearest[base] > HOPELESS * limit)
-      continue;
+    /* On order-sensitive inputs a product allowance would only stand in for another order's error. */
+    if (x.allow && sc->order_sensitive) continue;
+    /* A truncation bias or a product allowance changes the residual by a few times the noise level at
+     * most: where the plain model misses by far more, they cannot help. (A 3xTF32 split can: on
+     * subnormal inputs TF32's fixed spacing makes its products far from exact.) */
+    if ((x.acc == C1D_ACC_TRUNCATED || x.allow) && nearest[x.model] > HOPELESS * limit) continue;
     if (x.acc == C1D_ACC_TRUNCATED) {
       x.kappa = fit_kappa(in, &x, sc);
       if (x.kappa < KAPPA_MIN || x.kappa > KAPPA_MAX) continue;
@@ -369,9 +391,17 @@ static void choose(const c1d_classifier_input *in, int store, double scale, samp
   if (!have_fit) {
     *out = closest;
     out->alt_model = -1;
-    if (!isfinite(out->ratio.median)) out->x = (explan){C1D_MODEL_FP32, C1D_ACC_NEAREST, 0.0, 0, store, scale};
+    if (!isfinite(out->ratio.median))
+      out->x = (explan){.factor = C1D_ORDER_FACTOR, .model = C1D_MODEL_FP32, .acc = C1D_ACC_NEAREST,
+                        .store = store, .scale = scale};
     return;
   }
+  /* How much noisier than its own bulk the candidate may be anywhere: 1.5 times in amplitude, and never
+   * less than the naive order's level nor more than 1.5 F. */
+  double f = 1.5 * sqrt(out->ratio.level);
+  if (!(f >= 1.0)) f = 1.0;
+  if (f > 1.5 * C1D_ORDER_FACTOR) f = 1.5 * C1D_ORDER_FACTOR;
+  out->x.factor = f;
   /* TF32 ties to even and fp16 agree except at the edges of fp16's range: name both when both fit. */
   if (out->x.model == C1D_MODEL_TF32_RNE || out->x.model == C1D_MODEL_FP16_INPUTS) {
     explan y = out->x;
@@ -386,7 +416,7 @@ static void choose(const c1d_classifier_input *in, int store, double scale, samp
 /* Everything the tests need, per element and per row, reduced in row order. */
 typedef struct full_pass {
   float *q2;              /* (residual / (F sigma))^2; -1 where not compared */
-  float *inv_s2;          /* 1 / (F sigma)^2, for the detection limits; 0 where not compared */
+  double *inv_s2;         /* 1 / (F sigma)^2, for the detection limits; 0 where not compared */
   unsigned char *mark;    /* offending elements */
   double *row_r2;
   int64_t *row_count, *row_beyond, *row_exact;
@@ -420,7 +450,7 @@ static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_p
     full_pass_free(p);
     return -1;
   }
-  const double F = C1D_ORDER_FACTOR;
+  const double F = x->factor;
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < rows; row++) {
     for (int64_t t = 0; t < L; t++) {
@@ -428,14 +458,14 @@ static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_p
       const float a = in->cand[i];
       const double y = in->ref[i];
       p->q2[i] = -1.0f;
-      p->inv_s2[i] = 0.0f;
+      p->inv_s2[i] = 0.0;
       if (!isfinite(y) || !isfinite(a) || !(in->noise->sigma[i] > 0)) continue;
       const double r = residual_of(x, a, y, dl ? dl[i] : 0.0, bt ? bt[i] : 0.0, bt ? bt[M + i] : 0.0);
       const double s = sigma_of(x, in->noise->sigma[i], sq ? sq[i] : 0.0);
       const double q = r / (F * s);
       p->q2[i] = (float)(q * q);
       p->row_r2[row] += r * r;
-      p->inv_s2[i] = (float)(1.0 / (F * F * s * s));
+      p->inv_s2[i] = 1.0 / (F * F * s * s);
       p->row_count[row]++;
       p->row_exact[row] += a == (float)y;
       if (fabs(r) > worst_case_of(x, terms_of(lay, t), in->mag[i], sq ? sq[i] : 0.0)) {
@@ -661,6 +691,7 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
     }
     sc.ref_median = quantile(sc.a, n, 0.5);
     sc.ref_tail = n ? top_mean(sc.a, n) : 0.0;
+    sc.ref_level = n ? body_mean(sc.a, n) : 0.0;
   }
   /* Order sensitivity: an arbitrary order against the naive one, on the sample. */
   out->order_ratio = 1.0;
@@ -673,6 +704,7 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
     const double med = quantile(sc.a, n, 0.5);
     out->order_ratio = sc.ref_median > 0 ? med / sc.ref_median : (med > 0 ? INFINITY : 1.0);
     out->order_sensitive = out->order_ratio > 2.0;
+    sc.order_sensitive = out->order_sensitive;
   }
   choice ch;
   choose(in, store_decisive ? store : STORE_NONE, 1.0, &sc, &ch);

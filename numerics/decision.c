@@ -104,7 +104,8 @@ static int sums_alloc(sums *s, const c1d_layout *lay) {
   return 0;
 }
 
-static void sums_compute(sums *s, const c1d_layout *lay, const float *q2, const unsigned char *mark) {
+static void sums_compute(sums *s, const c1d_layout *lay, const float *q2, const unsigned char *mark,
+                         const unsigned char *rep) {
   const int64_t rows = lay->N * lay->O, L = lay->L, segs = segs_of(lay);
   const int64_t blocks = (rows + ROW_BLOCK - 1) / ROW_BLOCK;
 #pragma omp parallel for schedule(static)
@@ -114,7 +115,7 @@ static void sums_compute(sums *s, const c1d_layout *lay, const float *q2, const 
       int64_t c = 0;
       for (int64_t t = sg * SEG; t < L && t < sg * SEG + SEG; t++) {
         const int64_t i = row * L + t;
-        if (q2[i] < 0 || mark[i]) continue;
+        if (q2[i] < 0 || mark[i] || rep[i]) continue;
         a += q2[i];
         c++;
       }
@@ -129,7 +130,7 @@ static void sums_compute(sums *s, const c1d_layout *lay, const float *q2, const 
     for (int64_t row = b * ROW_BLOCK; row < rows && row < (b + 1) * ROW_BLOCK; row++)
       for (int64_t t = 0; t < L; t++) {
         const int64_t i = row * L + t;
-        if (q2[i] < 0 || mark[i]) continue;
+        if (q2[i] < 0 || mark[i] || rep[i]) continue;
         p[t] += q2[i];
         pn[t]++;
       }
@@ -215,7 +216,7 @@ static void test_counts(const c1d_layout *lay, const c1d_noise_ref *nr, const fl
   for (int k = 0; k < C1D_NOISE_TAILS; k++) lv[k] = c1d_noise_tail_t[k] * c1d_noise_tail_t[k];
 #pragma omp parallel for schedule(static) reduction(+ : over[:C1D_NOISE_TAILS], used)
   for (int64_t i = 0; i < M; i++) {
-    if (q2[i] < 0 || mark[i]) continue;
+    if (q2[i] < 0 || mark[i] || nr->repeat[i]) continue;
     used++;
     for (int k = 0; k < C1D_NOISE_TAILS; k++) over[k] += q2[i] > lv[k];
   }
@@ -238,8 +239,8 @@ static void test_counts(const c1d_layout *lay, const c1d_noise_ref *nr, const fl
 /* One stage: every region of its families on the unmarked elements; in the regions that fire, marks
  * the elements whose q^2 exceeds four times the null mean. */
 static int test_stage(const c1d_layout *lay, const family *fams, const float *q2, unsigned char *mark,
-                      sums *s, c1d_test_result *tr) {
-  sums_compute(s, lay, q2, mark);
+                      const unsigned char *rep, sums *s, c1d_test_result *tr) {
+  sums_compute(s, lay, q2, mark, rep);
   unsigned char *fire[FAM_COUNT] = {0};
   int any = 0, failed = 0;
   for (int k = 0; k < 5 && fams[k] != FAM_COUNT; k++) {
@@ -323,17 +324,17 @@ int c1d_run_tests(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q
   sums s;
   if (sums_alloc(&s, lay) != 0) return -1;
   for (int k = 0; k < N_STAGES; k++)
-    if (test_stage(lay, stages[k], q2, mark, &s, tr) != 0) {
+    if (test_stage(lay, stages[k], q2, mark, nr->repeat, &s, tr) != 0) {
       sums_free(&s);
       return -1;
     }
-  sums_compute(&s, lay, q2, mark);
+  sums_compute(&s, lay, q2, mark, nr->repeat);
   test_global(lay, q2, mark, &s, tr, quarter);
   sums_free(&s);
   return 0;
 }
 
-void c1d_detection_limits(const c1d_layout *lay, const float *q2, const float *inv_s2,
+void c1d_detection_limits(const c1d_layout *lay, const float *q2, const double *inv_s2,
                           const c1d_test_result *tr, double *lim32, double *lim_all) {
   const int64_t rows = lay->N * lay->O, L = lay->L, segs = segs_of(lay);
   const double t32 = threshold(tr, SEG, tr->a_region);

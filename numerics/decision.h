@@ -32,7 +32,8 @@ typedef struct c1d_test_result {
 
 /* Runs every test on q2 (N*O*L values, negative where an element is not compared), marking the
  * offending elements in mark (N*O*L flags; elements already marked count as offending and are left out
- * of the sums). Returns 0, or -1 without memory. */
+ * of the sums). Repeats (nr->repeat) are tested as single elements but left out of every count and
+ * sum: the same computation again is no new evidence. Returns 0, or -1 without memory. */
 int c1d_run_tests(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q2, unsigned char *mark,
                   c1d_test_result *out);
 
@@ -41,7 +42,7 @@ const char *c1d_test_family_name(int family);
 
 /* The smallest constant offset the tests would catch on the worst 32-position row segment (lim32)
  * and on every element (lim_all). inv_s2: 1 / (F sigma)^2 per element (0 where not compared). */
-void c1d_detection_limits(const c1d_layout *lay, const float *q2, const float *inv_s2,
+void c1d_detection_limits(const c1d_layout *lay, const float *q2, const double *inv_s2,
                           const c1d_test_result *tr, double *lim32, double *lim_all);
 
 #ifdef __cplusplus

@@ -27,6 +27,8 @@ static int64_t position_class(const c1d_layout *lay, int64_t t) {
 
 static int64_t terms_at(const c1d_layout *lay, int64_t t) { return lay->terms_t ? lay->terms_t[t] : 1; }
 
+static int mark_repeats(const c1d_layout *lay, const double *ref, const double *mag, c1d_noise_ref *out);
+
 int c1d_noise_ref_build(const c1d_layout *lay, const double *ref, const double *mag, const float *naive,
                         c1d_noise_ref *out) {
   memset(out, 0, sizeof *out);
@@ -39,7 +41,8 @@ int c1d_noise_ref_build(const c1d_layout *lay, const double *ref, const double *
   int64_t *row_cnt = calloc((size_t)(N * O * classes), sizeof *row_cnt);
   float *seg_level = malloc((size_t)(N * O * segs) * sizeof *seg_level);
   out->sigma = malloc((size_t)M * sizeof *out->sigma);
-  if (!pool_sum || !pool_cnt || !row_sum || !row_cnt || !seg_level || !out->sigma) {
+  out->repeat = calloc((size_t)(M > 0 ? M : 1), 1);
+  if (!out->repeat || !pool_sum || !pool_cnt || !row_sum || !row_cnt || !seg_level || !out->sigma) {
     free(pool_sum), free(pool_cnt), free(row_sum), free(row_cnt), free(seg_level);
     c1d_noise_ref_free(out);
     return -1;
@@ -153,13 +156,75 @@ int c1d_noise_ref_build(const c1d_layout *lay, const double *ref, const double *
   out->mean_sq = cnt ? s2 / cnt : 0.0;
   out->mean_q4 = cnt ? s4 / cnt : 0.0;
   out->max_sq = mx;
-  for (int k = 0; k < nt; k++) out->tail[k] = cnt ? tails[k] / cnt : 0.0;
+  for (int k = 0; k < nt; k++) out->tail[k] = cnt ? (tails[k] + 3.0) / cnt : 0.0;
   out->rms_abs = cnt ? sqrt(sg2 / cnt) : 0.0;
   out->sigma_rms = cnt ? sqrt(sig2 / cnt) : 0.0;
+  if (mark_repeats(lay, ref, mag, out) != 0) {
+    c1d_noise_ref_free(out);
+    return -1;
+  }
   return 0;
 }
 
 void c1d_noise_ref_free(c1d_noise_ref *r) {
   free(r->sigma);
+  free(r->repeat);
   r->sigma = NULL;
+  r->repeat = NULL;
+}
+
+static uint64_t key_of(double y, double m) {
+  uint64_t a, b;
+  memcpy(&a, &y, sizeof a);
+  memcpy(&b, &m, sizeof b);
+  uint64_t z = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull);
+  z = (z ^ (z >> 31)) * 0xbf58476d1ce4e5b9ull;
+  return z ^ (z >> 29);
+}
+
+/* Marks the repeats (see noise.h): per row an open-addressing table of (y, m) seen so far. */
+static int mark_repeats(const c1d_layout *lay, const double *ref, const double *mag, c1d_noise_ref *out) {
+  const int64_t O = lay->O, L = lay->L, rows = lay->N * O;
+  int64_t cap = 16;
+  while (cap < 2 * L) cap *= 2;
+  int failed = 0;
+  int64_t repeats = 0;
+#pragma omp parallel reduction(+ : repeats)
+  {
+    int64_t *slot = malloc((size_t)cap * sizeof *slot);
+    if (!slot) {
+#pragma omp atomic write
+      failed = 1;
+    }
+#pragma omp for schedule(static)
+    for (int64_t row = 0; row < rows; row++) {
+      if (!slot) continue;
+      for (int64_t j = 0; j < cap; j++) slot[j] = -1;
+      for (int64_t t = 0; t < L; t++) {
+        const int64_t i = row * L + t;
+        const double y = ref[i], m = mag[i];
+        if (row >= O && ref[i - O * L] == y && mag[i - O * L] == m) {
+          out->repeat[i] = 1; /* the batch before computed the same */
+          repeats++;
+          continue;
+        }
+        int64_t h = (int64_t)(key_of(y, m) & (uint64_t)(cap - 1));
+        for (;;) {
+          if (slot[h] < 0) {
+            slot[h] = i;
+            break;
+          }
+          if (ref[slot[h]] == y && mag[slot[h]] == m) {
+            out->repeat[i] = 1;
+            repeats++;
+            break;
+          }
+          h = (h + 1) & (cap - 1);
+        }
+      }
+    }
+    free(slot);
+  }
+  out->repeats = repeats;
+  return failed ? -1 : 0;
 }

@@ -34,11 +34,18 @@ extern const double c1d_noise_tail_t[C1D_NOISE_TAILS];
 typedef struct c1d_noise_ref {
   c1d_layout layout;
   float *sigma;              /* per element (owned); 0 where the oracle is not finite */
+  /* Repeats (owned): 1 where the element's exact value and magnitude equal, bit for bit, an earlier
+   * element's of the same row or the element of the batch before at the same channel and position:
+   * the same computation again (constant or repeated inputs). Its rounding error is the same as that
+   * element's in any fixed order, so the tests of sums count it once. */
+  unsigned char *repeat;
+  int64_t repeats;
   int64_t count;             /* elements with a finite oracle and a finite naive output */
   int64_t naive_nonfinite;   /* the naive order overflowed although the oracle is finite */
   double mean_sq, mean_q4;   /* mean of (g/sigma)^2 and (g/sigma)^4 */
   double max_sq;             /* largest (g/sigma)^2 */
-  double tail[C1D_NOISE_TAILS]; /* fraction of elements with |g/sigma| > c1d_noise_tail_t[k] */
+  double tail[C1D_NOISE_TAILS]; /* fraction of elements with |g/sigma| > c1d_noise_tail_t[k], as an
+                                   upper bound: (count + 3) / elements (3: a zero count's 95% bound) */
   double rms_abs;            /* rms of g */
   double sigma_rms;          /* rms of sigma */
   int64_t zero;              /* elements where the naive order is exact (g == 0) */
