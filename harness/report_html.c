@@ -578,6 +578,24 @@ static void region_line(FILE *f, const c1d_explanation *e) {
   fputs(".</p>\n", f);
 }
 
+/* The decision: the test that fired, or how large a bug could still hide. */
+static void decision_line(FILE *f, const c1d_explanation *e) {
+  if (c1d_verdict_is_bug(e->verdict) || e->verdict == C1D_VERDICT_INCONCLUSIVE) {
+    if (e->test[0]) {
+      fputs("<p><b>Decided by:</b> ", f);
+      c1d_svg_escape(f, e->test);
+      fprintf(f, " (false-alarm probability %.0e)%s.</p>\n", e->alpha,
+              e->certain ? "; some elements beyond the worst-case bound: certainly a bug" : "");
+    }
+    return;
+  }
+  fprintf(f, "<p><b>Detection limit:</b> no error beyond rounding larger than %.2g (%.3g times the "
+             "naive order's rms rounding error) affects any region of 32 or more elements; none larger "
+             "than %.2g affects every element (false-alarm probability %.0e).</p>\n",
+          e->detect_limit_32, e->reference_rms > 0 ? e->detect_limit_32 / e->reference_rms : 0.0,
+          e->detect_limit_all, e->alpha);
+}
+
 static int same_hist(const c1d_log_hist *a, const c1d_log_hist *b) {
   return a->bins == b->bins && a->zero == b->zero && a->below == b->below && a->above == b->above &&
          a->nonfinite == b->nonfinite && !memcmp(a->counts, b->counts, (size_t)a->bins * sizeof a->counts[0]);
@@ -631,7 +649,10 @@ static void impl_section(FILE *f, const c1d_run_results *r, int index, double lo
   c1d_svg_escape(f, row_reason(v));
   fputs("</p>\n", f);
   if (!v->worst) return;
-  if (v->worst->explained) region_line(f, &v->worst->explanation);
+  if (v->worst->explained) {
+    region_line(f, &v->worst->explanation);
+    decision_line(f, &v->worst->explanation);
+  }
   const c1d_impl_result *twin = earlier_twin(r, index, v);
   if (twin) {
     fputs("<p class=\"dim\">Every histogram count, profile value and metric equals <a href=\"#impl-", f);

@@ -168,12 +168,30 @@ static cJSON *stats_json(const c1d_error_stats *st) {
 }
 
 cJSON *c1d_explanation_json(const c1d_explanation *e) {
-  static const char *const model_keys[C1D_MODEL_COUNT] = {"fp32", "tf32_rna", "tf32_trunc",
-                                                          "bf16_inputs"};
+  static const char *const accumulations[] = {"nearest", "truncated", "fp16", "bf16"};
   cJSON *o = cJSON_CreateObject();
   cJSON_AddStringToObject(o, "verdict", c1d_verdict_name(e->verdict));
   cJSON_AddStringToObject(o, "reason", e->reason);
   add_str(o, "model", e->model >= 0 ? c1d_model_name(e->model) : NULL);
+  add_str(o, "where", e->where[0] ? e->where : NULL);
+  cJSON *d = cJSON_AddObjectToObject(o, "decision");
+  add_str(d, "explanation", e->what[0] ? e->what : NULL);
+  add_str(d, "model", e->model >= 0 ? c1d_model_key(e->model) : NULL);
+  add_str(d, "model_alt", e->model_alt >= 0 ? c1d_model_key(e->model_alt) : NULL);
+  add_str(d, "accumulation", e->model >= 0 ? accumulations[e->accumulation] : NULL);
+  add_num(d, "kappa", e->kappa);
+  cJSON_AddBoolToObject(d, "product_allowance", e->product_allowance);
+  add_num(d, "fit_ratio", e->fit_ratio);
+  cJSON_AddBoolToObject(d, "order_sensitive", e->order_sensitive);
+  add_num(d, "order_ratio", e->order_ratio);
+  add_num(d, "alpha", e->alpha);
+  add_str(d, "test", e->test[0] ? e->test : NULL);
+  cJSON_AddBoolToObject(d, "certain", e->certain);
+  add_num(d, "unexplained_rms", e->unexplained_rms);
+  add_num(d, "reference_rms", e->reference_rms);
+  add_num(d, "detection_limit_32", e->detect_limit_32);
+  add_num(d, "detection_limit_all", e->detect_limit_all);
+  add_num(d, "exact_fraction", frac(e->exact, e->count));
   cJSON *ev = cJSON_AddObjectToObject(o, "evidence");
   add_num(ev, "count", (double)e->count);
   add_num(ev, "nonfinite", (double)e->nonfinite);
@@ -185,7 +203,7 @@ cJSON *c1d_explanation_json(const c1d_explanation *e) {
   cJSON_AddItemToObject(ev, "candidate_on_sample", stats_json(&e->cand_stats));
   cJSON *models = cJSON_AddObjectToObject(ev, "models");
   for (int m = 0; m < C1D_MODEL_COUNT; m++)
-    cJSON_AddItemToObject(models, model_keys[m], stats_json(&e->models[m]));
+    cJSON_AddItemToObject(models, c1d_model_key(m), stats_json(&e->models[m]));
   cJSON *fp = cJSON_AddObjectToObject(ev, "fingerprint");
   cJSON_AddStringToObject(fp, "format", e->fingerprint);
   add_num(fp, "low16_zero", e->low16_zero);

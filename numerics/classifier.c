@@ -180,17 +180,22 @@ static double residual_of(const explan *x, float a, double y, double delta, doub
   return r > hi ? r - hi : r < lo ? r - lo : 0.0;
 }
 
+/* The rounding unit of the accumulator over float32's. */
+static double accumulator_scale(c1d_accumulation acc) {
+  return acc == C1D_ACC_FP16 ? 0x1p13 : acc == C1D_ACC_BF16 ? 0x1p16 : 1.0;
+}
+
 static double sigma_of(const explan *x, double sigma, double sq) {
   double s2 = sigma * sigma;
   if (x->allow) s2 += PRODUCT_ALLOWANCE * PRODUCT_ALLOWANCE * sq;
-  return sqrt(s2) * x->scale;
+  return sqrt(s2) * x->scale * accumulator_scale(x->acc);
 }
 
 /* The worst-case bound on the residual of an element with n terms and magnitude m under x: its
  * accumulation (2u per step when truncated), the product allowance, the subnormal term and the
  * float64 oracle's own slack. */
 static double worst_case_of(const explan *x, int64_t n, double m, double sq) {
-  const double u = x->acc == C1D_ACC_TRUNCATED ? 2.0 * C1D_U_FP32 : C1D_U_FP32;
+  const double u = (x->acc == C1D_ACC_TRUNCATED ? 2.0 : 1.0) * C1D_U_FP32 * accumulator_scale(x->acc);
   double b = c1d_gamma(n + 1, u) * m * (1.0 + 0x1p-10) + 1e-12 * m + 0x1p-149 * (double)(n + 1);
   if (x->allow) b += 3.0 * PRODUCT_ALLOWANCE * m;
   (void)sq;
@@ -217,6 +222,8 @@ static const struct {
     {C1D_MODEL_TF32_XRNA_WTRUNC, C1D_ACC_NEAREST, 0}, {C1D_MODEL_TF32_XRNA_WTRUNC, C1D_ACC_TRUNCATED, 0},
     {C1D_MODEL_TF32_XTRUNC_WRNA, C1D_ACC_NEAREST, 0}, {C1D_MODEL_TF32_XTRUNC_WRNA, C1D_ACC_TRUNCATED, 0},
     {C1D_MODEL_BF16_INPUTS, C1D_ACC_NEAREST, 0},    {C1D_MODEL_BF16_INPUTS, C1D_ACC_TRUNCATED, 0},
+    {C1D_MODEL_FP32, C1D_ACC_FP16, 0},              {C1D_MODEL_FP16_INPUTS, C1D_ACC_FP16, 0},
+    {C1D_MODEL_FP32, C1D_ACC_BF16, 0},              {C1D_MODEL_BF16_INPUTS, C1D_ACC_BF16, 0},
 };
 enum { N_TRY = (int)(sizeof try_order / sizeof try_order[0]) };
 
@@ -301,6 +308,7 @@ typedef struct ratios {
   double median, tail;
   double level; /* mean without the largest 1%: the candidate's own noise level, a bug in few elements
                    left out */
+  double t;     /* the residual's mean over its standard error (signed): rounding has none */
 } ratios;
 
 static ratios sample_ratio(const c1d_classifier_input *in, const explan *x, sample_scratch *sc) {
@@ -310,15 +318,20 @@ static ratios sample_ratio(const c1d_classifier_input *in, const explan *x, samp
   ratios out = {INFINITY, INFINITY};
   if (sc->failed) return out;
   int64_t n = 0;
+  double sum = 0.0;
   for (int64_t j = 0; j < S; j++) {
     const int64_t i = sm->idx[j];
     const float a = in->cand[i];
     if (!isfinite(a) || !isfinite(in->ref[i]) || !(in->noise->sigma[i] > 0)) continue;
     const double r = residual_of(x, a, in->ref[i], dl ? dl[j] : 0.0, bt ? bt[j] : 0.0, bt ? bt[S + j] : 0.0);
     const double s = sigma_of(x, in->noise->sigma[i], sq ? sq[j] : 0.0);
+    sum += r / s;
     sc->a[n++] = (r / s) * (r / s);
   }
-  if (n == 0) return (ratios){0.0, 0.0, 0.0};
+  double sum_sq = 0.0;
+  for (int64_t j = 0; j < n; j++) sum_sq += sc->a[j];
+  out.t = sum_sq > 0 ? sum / sqrt(sum_sq) : 0.0;
+  if (n == 0) return (ratios){0.0, 0.0, 0.0, 0.0};
   const double med = quantile(sc->a, n, 0.5), q99 = top_mean(sc->a, n);
   out.median = sc->ref_median > 0 ? med / sc->ref_median : (med > 0 ? INFINITY : 0.0);
   out.tail = sc->ref_tail > 0 ? q99 / sc->ref_tail : (q99 > 0 ? INFINITY : 0.0);
@@ -368,6 +381,12 @@ static void choose(const c1d_classifier_input *in, int store, double scale, samp
     }
     const ratios r = sample_ratio(in, &x, sc);
     if (sc->failed) return;
+    /* Sums kept in fp16 or bf16: an explanation of last resort, only for outputs in that format, whose
+     * residual has about that accumulation's level and no mean (an offset is not rounding). It would
+     * otherwise stand in for any error up to 2^13 times float32's. */
+    if ((x.acc == C1D_ACC_FP16 && store != STORE_FP16) || (x.acc == C1D_ACC_BF16 && store != STORE_BF16))
+      continue;
+    if ((x.acc == C1D_ACC_FP16 || x.acc == C1D_ACC_BF16) && (r.median < 0.25 || fabs(r.t) > 6.0)) continue;
     /* Truncated accumulation must explain what rounding to nearest does not: half the residual. */
     if (x.acc == C1D_ACC_TRUNCATED && !(r.median < 0.5 * nearest[x.model])) continue;
     if (x.acc == C1D_ACC_NEAREST && !x.allow) nearest[x.model] = r.median;
@@ -401,6 +420,9 @@ static void choose(const c1d_classifier_input *in, int store, double scale, samp
   double f = 1.5 * sqrt(out->ratio.level);
   if (!(f >= 1.0)) f = 1.0;
   if (f > 1.5 * C1D_ORDER_FACTOR) f = 1.5 * C1D_ORDER_FACTOR;
+  /* Narrow accumulators also lose small terms outright (stagnation): tails heavier than a scaled
+   * float32 noise. */
+  if (out->x.acc == C1D_ACC_FP16 || out->x.acc == C1D_ACC_BF16) f = 1.5 * C1D_ORDER_FACTOR;
   out->x.factor = f;
   /* TF32 ties to even and fp16 agree except at the edges of fp16's range: name both when both fit. */
   if (out->x.model == C1D_MODEL_TF32_RNE || out->x.model == C1D_MODEL_FP16_INPUTS) {
@@ -490,6 +512,9 @@ static void describe_explanation(const explan *x, int alt, char *buf, size_t siz
   if (x->acc == C1D_ACC_TRUNCATED)
     snprintf(acc, sizeof acc, "float32 accumulation truncated per step of exact products, as tensor "
                               "cores do (%.2f of the truncation model)", x->kappa);
+  else if (x->acc == C1D_ACC_FP16 || x->acc == C1D_ACC_BF16)
+    snprintf(acc, sizeof acc, "sums kept in %s (errors %s times float32's, growing with n as the sums do)",
+             x->acc == C1D_ACC_FP16 ? "fp16" : "bf16", x->acc == C1D_ACC_FP16 ? "2^13" : "2^16");
   else
     snprintf(acc, sizeof acc, "float32 accumulation rounded to nearest");
   const char *in;
@@ -520,6 +545,10 @@ static void describe_explanation(const explan *x, int alt, char *buf, size_t siz
 
 static c1d_verdict verdict_of(const explan *x, char *where, size_t size) {
   where[0] = '\0';
+  if (x->acc == C1D_ACC_FP16 || x->acc == C1D_ACC_BF16) {
+    snprintf(where, size, "accumulation");
+    return C1D_VERDICT_REDUCED_PRECISION;
+  }
   if (x->store != STORE_NONE) {
     snprintf(where, size, "output");
     return C1D_VERDICT_REDUCED_PRECISION;
@@ -759,6 +788,19 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
   }
   free(sc.a);
 
+  if (ch.x.model != C1D_MODEL_FP32 && !out->models[ch.x.model].available) {
+    /* The chosen model's prediction on the sample, for the reason and the reports. */
+    const double *dl = sample_delta(in, ch.x.model, &sc);
+    double se = 0, sr = 0;
+    for (int64_t j = 0; dl && j < sm->count; j++) {
+      const double y = in->ref[sm->idx[j]];
+      if (!isfinite(y) || !isfinite(dl[j])) continue;
+      se += dl[j] * dl[j];
+      sr += y * y;
+    }
+    out->models[ch.x.model].available = dl != NULL;
+    out->models[ch.x.model].rel_l2 = sr > 0 ? sqrt(se / sr) : 0.0;
+  }
   out->model = ch.x.model;
   out->model_alt = ch.alt_model;
   out->accumulation = ch.x.acc;
@@ -799,16 +841,16 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
       snprintf(out->test, sizeof out->test, "no rounding model fits the bulk");
     char closest[320];
     if (ch.fits)
-      snprintf(closest, sizeof closest, "beyond %s, which fits the bulk", out->what);
+      snprintf(closest, sizeof closest, "beyond what %s produces (which fits the rest)", out->what);
     else
       snprintf(closest, sizeof closest,
-               "no rounding model fits the bulk (closest: %s, %.3g times the float32 noise level)",
+               "that no rounding model explains (the closest, %s, leaves %.3g times the float32 noise)",
                out->what, sqrt(ch.ratio.median));
     if (!ch.fits) out->model = -1;
     snprintf(out->reason, sizeof out->reason,
-             "%lld elements (%.3g%%) carry errors %s; %s (test: %s; false-alarm probability %.0e); "
-             "unexplained rms %.3g against %.3g for float32 rounding in the naive order: a bug, %s "
-             "(n %s, o %s, t %s)%s",
+             "%lld elements (%.3g%%) carry errors %s; %s; decided by %s at false-alarm probability "
+             "%.0e; unexplained rms %.3g against %.3g for float32 rounding in the naive order: a bug in "
+             "%s (n %s, o %s, t %s)%s",
              (long long)marked, 100.0 * out->region.fraction, closest,
              fp.beyond > 0 ? "some beyond the worst-case bound: certainly a bug"
                            : "all inside the worst-case bound",
@@ -816,16 +858,25 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
              out->region.n, out->region.o, out->region.t, race);
   } else {
     out->verdict = verdict_of(&ch.x, out->where, sizeof out->where);
-    char limits[200];
+    char fit[256], prediction[160] = "", limits[256];
+    if (exact == count && count > 0)
+      snprintf(fit, sizeof fit, "every output equals the correctly rounded exact result%s",
+               nc.correct_inf ? " (Inf where the exact result exceeds float32's range)" : "");
+    else
+      snprintf(fit, sizeof fit, "%s fits: residual %.3g times the naive order's own rounding noise (medians "
+               "of squares); %.1f%% of outputs equal the correctly rounded result",
+               out->what, ch.ratio.median, share_exact);
+    if (ch.x.model != C1D_MODEL_FP32 && out->models[ch.x.model].available)
+      snprintf(prediction, sizeof prediction, "; relative L2 %.3g against %.3g predicted by that model "
+               "(float32 accumulation alone: %.3g)",
+               out->rel_l2, out->models[ch.x.model].rel_l2, out->models[C1D_MODEL_FP32].rel_l2);
     snprintf(limits, sizeof limits,
-             "no error beyond rounding larger than %.2g affects any region of 32 or more elements, "
-             "nor one larger than %.2g every element",
-             out->detect_limit_32, out->detect_limit_all);
-    snprintf(out->reason, sizeof out->reason,
-             "consistent with %s: residual %.3g times the naive order's noise (medians of squares), "
-             "%.1f%% of outputs equal the correctly rounded result, no test fires (false-alarm "
-             "probability %.0e); %s%s",
-             out->what, ch.ratio.median, share_exact, C1D_ALPHA, limits, race);
+             "no test fires at false-alarm probability %.0e; detection limit: no error beyond rounding "
+             "larger than %.2g (%.3g times the naive rms) affects any region of 32 or more elements, none "
+             "larger than %.2g every element",
+             C1D_ALPHA, out->detect_limit_32,
+             out->reference_rms > 0 ? out->detect_limit_32 / out->reference_rms : 0.0, out->detect_limit_all);
+    snprintf(out->reason, sizeof out->reason, "%s%s; %s%s", fit, prediction, limits, race);
   }
   full_pass_free(&fp);
   return 0;

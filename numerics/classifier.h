@@ -101,6 +101,8 @@ const char *c1d_model_key(int model);
 typedef enum c1d_accumulation {
   C1D_ACC_NEAREST,   /* float32, round to nearest, some order */
   C1D_ACC_TRUNCATED, /* float32 steps of exact products, truncated (tensor cores): kappa * bias model */
+  C1D_ACC_FP16,      /* sums kept in fp16: the naive order's noise times 2^13, growing with n like it */
+  C1D_ACC_BF16,      /* sums kept in bf16: times 2^16 */
 } c1d_accumulation;
 
 /* Where the offending elements are, as a class that programs compare (the kind text says it in words). */
