@@ -188,6 +188,10 @@ void c1d_run_results_free(c1d_run_results *r);
 /* 1 when any implementation or candidate failed on any trial. */
 int c1d_run_any_failed(const c1d_run_results *r);
 
+/* When every implementation was skipped and there is no candidate: "name: reason" of the first one
+ * (valid while r is); else NULL. */
+const char *c1d_run_all_skipped(const c1d_run_results *r);
+
 /* The oracle actually used for cfg on this machine: CPU or GPU (never AUTO). */
 c1d_oracle_choice c1d_run_resolve_oracle(const c1d_run_config *cfg);
 

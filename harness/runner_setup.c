@@ -211,3 +211,12 @@ int c1d_run_any_failed(const c1d_run_results *r) {
     if (r->impls[i].state == C1D_RESULT_FAILED) return 1;
   return 0;
 }
+
+const char *c1d_run_all_skipped(const c1d_run_results *r) {
+  static _Thread_local char why[sizeof r->impls[0].name + sizeof r->impls[0].skip_reason + 2];
+  if (r->n_impls == 0) return NULL;
+  for (int i = 0; i < r->n_impls; i++)
+    if (r->impls[i].state != C1D_RESULT_SKIPPED) return NULL;
+  snprintf(why, sizeof why, "%s: %s", r->impls[0].name, r->impls[0].skip_reason);
+  return why;
+}

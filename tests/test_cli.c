@@ -478,3 +478,17 @@ Test(cli, explain_json_holds_the_verdict_and_its_evidence) {
   cJSON_Delete(root);
   free(o);
 }
+
+Test(cli, exits_1_with_one_line_when_every_requested_implementation_was_skipped) {
+  if (!c1d_gpu_why_unavailable()) cr_skip_test("a CUDA device is present: gpu_naive runs");
+  outcome *o = malloc(sizeof *o);
+  run_convlab((const char *[]){"run", "--impl", "gpu_naive", "--batch", "1", "--cin", "8", "--cout", "4",
+                               "--length", "64", NULL},
+              o);
+  cr_expect_eq(o->code, 1, "exit %d: nothing ran", o->code);
+  cr_expect_eq(line_count(o->err), 1, "one line: %s", o->err);
+  cr_expect(strstr(o->err, "nothing ran: every requested implementation was skipped (gpu_naive: ") != NULL,
+            "%s", o->err);
+  cr_expect(strstr(o->out, "gpu_naive") != NULL, "the table with the reason is still printed");
+  free(o);
+}
