@@ -492,3 +492,26 @@ Test(cli, exits_1_with_one_line_when_every_requested_implementation_was_skipped)
   cr_expect(strstr(o->out, "gpu_naive") != NULL, "the table with the reason is still printed");
   free(o);
 }
+
+Test(cli, records_64_bit_seeds_exactly_in_json_and_csv) {
+  outcome *o = malloc(sizeof *o);
+  const char *out = path_of("seeds");
+  run_convlab((const char *[]){"run", "--cin", "8", "--cout", "4", "--length", "64", "--impl", "naive",
+                               "--seed", "18446744073709551615", "--trials", "2", "--out", out, NULL},
+              o);
+  cr_assert_eq(o->code, 0, "%s", o->err);
+  char path[256];
+  snprintf(path, sizeof path, "%s/report.json", out);
+  char *json = c1d_test_slurp(path, NULL);
+  cr_assert_not_null(json);
+  cr_expect(strstr(json, "\"seed\":\t18446744073709551615,") != NULL, "the JSON seed is 2^64-1 exactly");
+  cr_expect(strstr(json, "\"seed\":\t0,") != NULL, "trial 1's seed wraps to 0");
+  snprintf(path, sizeof path, "%s/report.csv", out);
+  char *csv = c1d_test_slurp(path, NULL);
+  cr_assert_not_null(csv);
+  cr_expect(strstr(csv, ",ok,,,0,18446744073709551615,") != NULL, "the CSV seed is 2^64-1, not -1: %.300s", csv);
+  cr_expect(strstr(csv, ",ok,,,1,0,") != NULL, "%.400s", csv);
+  free(json);
+  free(csv);
+  free(o);
+}
