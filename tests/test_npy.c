@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness/npy.h"
@@ -326,4 +327,34 @@ Test(npy, writes_files_numpy_loads_with_identical_values) {
   cr_assert_eq(c1d_npy_write_f32(path_of("c_scalar.npy"), &scalar, 0, NULL), C1D_OK);
   cr_assert_eq(c1d_npy_write_f32(path_of("c_specials.npy"), specials, 1, &s7), C1D_OK);
   cr_expect_eq(run_script("check"), 0, "NumPy disagrees with convlab's files (see the line above)");
+}
+
+Test(npy, shows_a_key_holding_a_newline_or_an_escape_sequence_escaped_on_one_line) {
+  const char *path = path_of("forged_key.npy");
+  write_raw(path, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'ke\ny\x1b[31m': 1, }", -1, 8);
+  c1d_npy_header h;
+  cr_assert_eq(c1d_npy_probe(path, &h), C1D_ERR_FORMAT);
+  const char *d = c1d_error_detail();
+  cr_expect(strstr(d, "unexpected or repeated key 'ke\\ny\\x1b[31m'") != NULL, "%s", d);
+  cr_expect_null(strchr(d, '\n'), "one line: %s", d);
+  cr_expect_null(strchr(d, '\x1b'), "no escape byte reaches the terminal: %s", d);
+}
+
+Test(npy, shows_a_dtype_holding_control_bytes_escaped_on_one_line) {
+  const char *path = path_of("forged_dtype.npy");
+  write_raw(path, 1, "{'descr': '<f\n4\x1b]0;title\x07', 'fortran_order': False, 'shape': (2,), }", -1, 8);
+  c1d_npy_header h;
+  cr_assert_eq(c1d_npy_probe(path, &h), C1D_ERR_FORMAT);
+  const char *d = c1d_error_detail();
+  cr_expect(strstr(d, "unsupported dtype '<f\\n4\\x1b]0;title\\x07'") != NULL, "%s", d);
+  cr_expect_null(strchr(d, '\n'), "one line: %s", d);
+}
+
+/* Opening a FIFO for reading waits for a writer; the check must come first. */
+Test(npy, refuses_a_fifo_at_once_as_not_a_regular_file, .timeout = 10) {
+  const char *path = path_of("fifo.npy");
+  cr_assert_eq(mkfifo(path, 0600), 0);
+  c1d_npy_header h;
+  cr_expect_eq(c1d_npy_probe(path, &h), C1D_ERR_IO);
+  cr_expect(strstr(c1d_error_detail(), "not a regular file") != NULL, "%s", c1d_error_detail());
 }
