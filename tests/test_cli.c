@@ -515,3 +515,13 @@ Test(cli, records_64_bit_seeds_exactly_in_json_and_csv) {
   free(csv);
   free(o);
 }
+
+/* 1000000 trials of a tiny problem once grew to 23.8 GB before the kernel killed it. */
+Test(cli, refuses_a_million_trials_before_any_work_with_one_line, .timeout = 30) {
+  outcome *o = malloc(sizeof *o);
+  run_convlab((const char *[]){"run", "--batch", "1", "--cin", "8", "--cout", "4", "--length", "64",
+                               "--trials", "1000000", NULL},
+              o);
+  expect_one_line_error(o, 1, "GiB of host memory (the largest part, the JSON report");
+  free(o);
+}
