@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs the Debian packages convlab needs for a purpose ("run" or "test"), when they are missing.
+# Installs the Debian packages convlab needs for a purpose ("run", "test" or "fuzz"), when they are
+# missing.
 # As root it runs apt-get; otherwise it prints the one apt-get line needed and fails.
 set -euo pipefail
 purpose=${1:-run}
@@ -12,9 +13,14 @@ purpose=${1:-run}
 #   python3-numpy            .npy interoperability tests and the notebooks
 #   python3-nbconvert, python3-ipykernel, python3-matplotlib   executing the notebooks in the tests
 #   chromium, fonts-dejavu-core  rendering the HTML report headless in the tests (with a font for its text)
+#   clang, libclang-rt-dev, libomp-dev   the fuzz targets (libFuzzer and the sanitizers' runtimes come
+#                            with clang's runtime libraries; clang's OpenMP for the code they link)
 packages=(cmake gcc g++ make libcjson-dev libopenblas-dev libcriterion-dev)
 if [ "$purpose" = test ]; then
   packages+=(python3-numpy python3-nbconvert python3-ipykernel python3-matplotlib chromium fonts-dejavu-core)
+fi
+if [ "$purpose" = fuzz ]; then
+  packages+=(clang libclang-rt-dev libomp-dev)
 fi
 
 missing=()
