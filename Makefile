@@ -47,11 +47,13 @@ test-cpu-only: deps-test
 	@cmake --build $(BUILD)-cpu -j $(JOBS)
 	cd $(BUILD)-cpu && ctest --output-on-failure --timeout 1500
 
-# The CPU suites under AddressSanitizer and UndefinedBehaviorSanitizer (leaks included).
+# The CPU suites under AddressSanitizer and UndefinedBehaviorSanitizer (leaks included). malloc returns
+# NULL for an impossible size, as the code under test expects (it reports the failure).
 test-sanitize: deps-test
 	@cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Release -DC1D_WITH_CUDA=OFF -DC1D_SANITIZE=ON >/dev/null
 	@cmake --build $(BUILD)-asan -j $(JOBS)
-	cd $(BUILD)-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	cd $(BUILD)-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure --timeout 1500
 
 # The fuzz targets (fuzz/): FUZZ_SECONDS each (default 600); fuzz-ci runs each for a minute.

@@ -9,7 +9,8 @@ cd "$(dirname "$0")/.."
 build=${FUZZ_BUILD:-build-fuzz}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DC1D_WITH_CUDA=OFF -DC1D_FUZZ=ON \
   -DCMAKE_C_COMPILER=clang >/dev/null
-targets=$(sed -n '/^set(C1D_FUZZ_TARGETS/,/^)/p' fuzz/CMakeLists.txt | sed -n 's/^ *\([a-z0-9_]*\) .*/\1/p; s/^ *\([a-z0-9_]*\)$/\1/p')
+# The names listed in fuzz/CMakeLists.txt's C1D_FUZZ_TARGETS, one a line.
+targets=$(sed -n '/^set(C1D_FUZZ_TARGETS/,/^)/p' fuzz/CMakeLists.txt | grep -oE '^ +[a-z0-9_]+' | tr -d ' ')
 for name in $targets; do cmake --build "$build" -j "$(nproc)" --target "fuzz_$name" >/dev/null; done
 mkdir -p "$build/crashes"
 status=0

@@ -480,6 +480,7 @@ Test(cli, explain_json_holds_the_verdict_and_its_evidence) {
 }
 
 Test(cli, exits_1_with_one_line_when_every_requested_implementation_was_skipped) {
+  if (!c1d_find_impl("gpu_naive")) cr_skip_test("built without CUDA: no GPU implementation to skip");
   if (!c1d_gpu_why_unavailable()) cr_skip_test("a CUDA device is present: gpu_naive runs");
   outcome *o = malloc(sizeof *o);
   run_convlab((const char *[]){"run", "--impl", "gpu_naive", "--batch", "1", "--cin", "8", "--cout", "4",

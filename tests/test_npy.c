@@ -329,25 +329,28 @@ Test(npy, writes_files_numpy_loads_with_identical_values) {
   cr_expect_eq(run_script("check"), 0, "NumPy disagrees with convlab's files (see the line above)");
 }
 
-Test(npy, shows_a_key_holding_a_newline_or_an_escape_sequence_escaped_on_one_line) {
-  const char *path = path_of("forged_key.npy");
-  write_raw(path, 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'ke\ny\x1b[31m': 1, }", -1, 8);
+/* A header dict with control bytes is refused with `shown` (the bytes escaped) on one line. */
+static void expect_refused_escaped(const char *name, const char *dict, const char *shown) {
+  const char *path = path_of(name);
+  write_raw(path, 1, dict, -1, 8);
   c1d_npy_header h;
   cr_assert_eq(c1d_npy_probe(path, &h), C1D_ERR_FORMAT);
   const char *d = c1d_error_detail();
-  cr_expect(strstr(d, "unexpected or repeated key 'ke\\ny\\x1b[31m'") != NULL, "%s", d);
+  cr_expect(strstr(d, shown) != NULL, "%s", d);
   cr_expect_null(strchr(d, '\n'), "one line: %s", d);
   cr_expect_null(strchr(d, '\x1b'), "no escape byte reaches the terminal: %s", d);
 }
 
+Test(npy, shows_a_key_holding_a_newline_or_an_escape_sequence_escaped_on_one_line) {
+  expect_refused_escaped("forged_key.npy",
+                         "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'ke\ny\x1b[31m': 1, }",
+                         "unexpected or repeated key 'ke\\ny\\x1b[31m'");
+}
+
 Test(npy, shows_a_dtype_holding_control_bytes_escaped_on_one_line) {
-  const char *path = path_of("forged_dtype.npy");
-  write_raw(path, 1, "{'descr': '<f\n4\x1b]0;title\x07', 'fortran_order': False, 'shape': (2,), }", -1, 8);
-  c1d_npy_header h;
-  cr_assert_eq(c1d_npy_probe(path, &h), C1D_ERR_FORMAT);
-  const char *d = c1d_error_detail();
-  cr_expect(strstr(d, "unsupported dtype '<f\\n4\\x1b]0;title\\x07'") != NULL, "%s", d);
-  cr_expect_null(strchr(d, '\n'), "one line: %s", d);
+  expect_refused_escaped("forged_dtype.npy",
+                         "{'descr': '<f\n4\x1b]0;title\x07', 'fortran_order': False, 'shape': (2,), }",
+                         "unsupported dtype '<f\\n4\\x1b]0;title\\x07'");
 }
 
 /* Opening a FIFO for reading waits for a writer; the check must come first. */
