@@ -19,7 +19,8 @@ for name in $targets; do
   mkdir -p "$work"
   log="$build/fuzz_$name.log"
   if "$build/fuzz/fuzz_$name" -max_total_time="$seconds" -print_final_stats=1 -timeout=10 -rss_limit_mb=2048 \
-      -max_len=8192 -artifact_prefix="$build/crashes/$name-" "$work" "fuzz/corpus/$name" >"$log" 2>&1; then
+      -max_len=8192 -artifact_prefix="$build/crashes/$name-" "$work" $(ls -d "fuzz/corpus/$name" 2>/dev/null) \
+      >"$log" 2>&1; then
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     echo "fuzz_$name: $execs executions in ${seconds} s, no failure (corpus $(ls "$work" | wc -l) inputs)"
   else
