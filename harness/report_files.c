@@ -56,14 +56,15 @@ c1d_status c1d_emit_reports(int argc, char **argv, const c1d_input_paths *files,
     st = c1d_fail(C1D_ERR_NO_MEMORY, "out of memory writing the report");
     goto done;
   }
-  report_ctx ctx = {&meta, r, text};
-  c1d_report_set set = report_set(out_dir, html);
-  if (out_dir && (st = c1d_report_set_write(&set, write_report, &ctx)) != C1D_OK) goto done;
+  /* stdout first: a set that cannot be written (a full disk) does not take the table with it. */
   if (json)
     fputs(text, stdout);
   else
     c1d_report_console(stdout, &meta, r);
   fflush(stdout);
+  report_ctx ctx = {&meta, r, text};
+  c1d_report_set set = report_set(out_dir, html);
+  if (out_dir) st = c1d_report_set_write(&set, write_report, &ctx);
 done:
   free(command);
   free(text);

@@ -20,9 +20,9 @@ extern "C" {
 /* Before a run: whether out_dir can take the reports (creating nothing). C1D_ERR_IO with the detail. */
 c1d_status c1d_report_files_check(const char *out_dir);
 
-/* Describes the machine, writes the set under out_dir (created; may be NULL; html adds report.html),
- * then prints to stdout. argv is recorded as the command. C1D_ERR_IO or C1D_ERR_NO_MEMORY with the
- * detail; then no report file has changed. */
+/* Describes the machine, prints to stdout, then writes the set under out_dir (created; may be NULL;
+ * html adds report.html). argv is recorded as the command. C1D_ERR_IO or C1D_ERR_NO_MEMORY with the
+ * detail; then no report file has changed (what stdout got stays). */
 c1d_status c1d_emit_reports(int argc, char **argv, const c1d_input_paths *files, int json, int html,
                             const char *out_dir, const c1d_run_results *r);
 

@@ -222,6 +222,9 @@ Test(report_set, a_full_disk_half_way_keeps_the_old_set_and_says_why) {
   cr_assert_eq(run_convlab(out, "3", 0, err, sizeof err), 0, "the first set fits: %s", err);
   cr_expect_eq(run_convlab(out, "4", 1, err, sizeof err), 1, "with the page it does not fit");
   cr_expect(strstr(err, ": cannot write: No space left on device") != NULL, "stderr: %s", err);
+  char *table = c1d_test_slurp(at("stdout"), NULL);
+  cr_expect(table && strstr(table, "naive "), "the table is printed all the same");
+  free(table);
   cr_expect_eq(strchr(err, '\n'), err + strlen(err) - 1, "one line: %s", err);
   expect_set_of(out, 3, 0);
   expect_nothing_temporary(out);
