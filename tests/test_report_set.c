@@ -129,7 +129,7 @@ static void expect_nothing_temporary(const char *out) {
 Test(report_set, holds_one_runs_complete_set_when_runs_race_on_one_out) {
   char out[256];
   snprintf(out, sizeof out, "%s", at("race"));
-  enum { ROUNDS = 15, RUNS = 4 };
+  enum { ROUNDS = 10, RUNS = 4 };
   for (int round = 0; round < ROUNDS; round++) {
     pid_t pid[RUNS];
     char seeds[RUNS][16], outs[RUNS][256];
