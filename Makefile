@@ -5,7 +5,10 @@ JOBS ?= $(shell nproc)
 OUT ?= out/run
 CMAKE_ARGS ?=
 
-.PHONY: all run test build configure clean deps-run deps-test deps-power bench-oracle power
+FUZZ_SECONDS ?= 600
+
+.PHONY: all run test build configure clean deps-run deps-test deps-power deps-fuzz bench-oracle power \
+	test-cpu-only test-sanitize fuzz fuzz-ci
 
 all: build
 
@@ -17,6 +20,9 @@ deps-test:
 
 deps-power:
 	@bash scripts/deps.sh power
+
+deps-fuzz:
+	@bash scripts/deps.sh fuzz
 
 configure:
 	@cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_ARGS) >/dev/null
@@ -44,5 +50,28 @@ test: deps-test
 	@$(MAKE) --no-print-directory build
 	cd $(BUILD) && ctest --verbose --timeout 1500
 
+# What CI runs after `make test` (.ci/run); each in its own build folder, none of them part of make test.
+# The build without CUDA, as on a machine without nvcc: every suite must build and pass.
+test-cpu-only: deps-test
+	@cmake -S . -B $(BUILD)-cpu -DCMAKE_BUILD_TYPE=Release -DC1D_WITH_CUDA=OFF >/dev/null
+	@cmake --build $(BUILD)-cpu -j $(JOBS)
+	cd $(BUILD)-cpu && ctest --output-on-failure --timeout 1500
+
+# The CPU suites under AddressSanitizer and UndefinedBehaviorSanitizer (leaks included). malloc returns
+# NULL for an impossible size, as the code under test expects (it reports the failure).
+test-sanitize: deps-test
+	@cmake -S . -B $(BUILD)-asan -DCMAKE_BUILD_TYPE=Release -DC1D_WITH_CUDA=OFF -DC1D_SANITIZE=ON >/dev/null
+	@cmake --build $(BUILD)-asan -j $(JOBS)
+	cd $(BUILD)-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure --timeout 1500
+
+# The fuzz targets (fuzz/): FUZZ_SECONDS each (default 600); fuzz-ci runs each for a minute.
+fuzz: deps-fuzz
+	@bash scripts/fuzz.sh $(FUZZ_SECONDS)
+
+fuzz-ci: deps-fuzz
+	@bash scripts/fuzz.sh 60
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(BUILD)-cpu $(BUILD)-asan build-fuzz

@@ -84,8 +84,11 @@ void c1d_atomic_abort(c1d_atomic_file *af) {
   release(af);
 }
 
-c1d_status c1d_make_dirs(const char *dir) {
+c1d_status c1d_make_dirs(const char *dir) { return c1d_make_dirs_tracked(dir, NULL); }
+
+c1d_status c1d_make_dirs_tracked(const char *dir, char **created) {
   c1d_status st = C1D_OK;
+  if (created) *created = NULL;
   if (dir[0] == '\0') return c1d_fail(C1D_ERR_IO, "empty directory name");
   char *p = strdup(dir);
   if (!p) return c1d_fail(C1D_ERR_NO_MEMORY, "%s: out of memory", dir);
@@ -95,7 +98,12 @@ c1d_status c1d_make_dirs(const char *dir) {
     if (*s != '/' && !end) continue;
     *s = '\0';
     struct stat sb;
-    if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+    if (mkdir(p, 0777) == 0) {
+      if (created && !*created && !(*created = strdup(p))) {
+        st = c1d_fail(C1D_ERR_NO_MEMORY, "%s: out of memory", dir);
+        goto done;
+      }
+    } else if (errno != EEXIST) {
       st = c1d_fail(C1D_ERR_IO, "cannot create directory %s: %s", p, strerror(errno));
       goto done;
     }
@@ -108,5 +116,25 @@ c1d_status c1d_make_dirs(const char *dir) {
   }
 done:
   free(p);
+  if (st != C1D_OK && created && *created) {
+    c1d_remove_made_dirs(dir, *created);
+    free(*created);
+    *created = NULL;
+  }
   return st;
+}
+
+void c1d_remove_made_dirs(const char *dir, const char *created) {
+  if (!created) return;
+  char *p = strdup(dir);
+  if (!p) return;
+  for (;;) {
+    size_t n = strlen(p);
+    while (n > 1 && p[n - 1] == '/') p[--n] = '\0';
+    if ((rmdir(p) != 0 && errno != ENOENT) || strcmp(p, created) == 0) break; /* ENOENT: not made yet */
+    char *slash = strrchr(p, '/');
+    if (!slash || slash == p) break;
+    *slash = '\0';
+  }
+  free(p);
 }

@@ -33,6 +33,14 @@ void c1d_atomic_abort(c1d_atomic_file *af);
  * or a part that exists and is not a directory. */
 c1d_status c1d_make_dirs(const char *dir);
 
+/* c1d_make_dirs that also says, in *created (caller frees; NULL when every part existed), the outermost
+ * directory this call made, so that a failure afterwards can take them away (c1d_remove_made_dirs). */
+c1d_status c1d_make_dirs_tracked(const char *dir, char **created);
+
+/* Removes dir and its parents up to and including created (from c1d_make_dirs_tracked), each only
+ * while it is empty. created NULL does nothing. */
+void c1d_remove_made_dirs(const char *dir, const char *created);
+
 /* dir + "/" + name in a new string (caller frees), or NULL when out of memory. */
 char *c1d_path_join(const char *dir, const char *name);
 

@@ -293,7 +293,9 @@ static cJSON *bench_json(const bench_opts *o, const c1d_run_results *r, const c1
     add_num(sj, "flops", r->flops);
   }
   cJSON_AddStringToObject(root, "dist", c1d_dist_name(o->dist));
-  add_num(root, "seed", (double)o->seed);
+  char seed[32]; /* exact: a double would round seeds above 2^53 */
+  snprintf(seed, sizeof seed, "%llu", (unsigned long long)o->seed);
+  cJSON_AddRawToObject(root, "seed", seed);
   cJSON_AddStringToObject(root, "oracle", r->oracle);
   add_num(root, "repeats", o->repeats);
   add_num(root, "ceiling_tflops", o->ceiling_tflops);

@@ -304,7 +304,8 @@ int c1d_cmd_run(int argc, char **argv) {
     c1d_cli_help(stdout, usage, description, opts, N_OPTS);
     return C1D_EXIT_OK;
   }
-  if ((st = build_plan(&a, opts, &plan)) != C1D_OK || (st = c1d_run_check(&plan.cfg)) != C1D_OK) {
+  if ((st = build_plan(&a, opts, &plan)) != C1D_OK || (st = c1d_run_check(&plan.cfg)) != C1D_OK ||
+      (a.out && (st = c1d_report_files_check(a.out)) != C1D_OK)) {
     code = c1d_cmd_error("run", st);
     goto done;
   }
@@ -318,6 +319,10 @@ int c1d_cmd_run(int argc, char **argv) {
   }
   if (c1d_run_any_failed(&res)) {
     fprintf(stderr, "convlab run: an implementation failed; its error is in the report\n");
+    code = C1D_EXIT_FAILURE;
+  } else if (c1d_run_all_skipped(&res)) {
+    fprintf(stderr, "convlab run: nothing ran: every requested implementation was skipped (%s)\n",
+            c1d_run_all_skipped(&res));
     code = C1D_EXIT_FAILURE;
   }
 done:

@@ -12,7 +12,7 @@
  * sums (errors of random sign add up like sqrt(n)), about 0 for TF32 input rounding (one rounding per
  * input, relative to the result whatever n) and for compensated sums.
  *
- * --out DIR writes sweep.csv and sweep.txt (the summary), both or neither, atomically. */
+ * --out DIR writes sweep.csv and sweep.txt (the summary) as one report set: both or neither. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness/atomic_file.h"
+#include "harness/report_set.h"
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/execute.h"
@@ -429,25 +429,26 @@ static void write_csv(FILE *f, const sweep_plan *p) {
   }
 }
 
-/* DIR/sweep.csv and DIR/sweep.txt, complete under temporary names before either is renamed. */
+/* DIR/sweep.csv and DIR/sweep.txt as one report set (report_set.h): both or neither. */
+static c1d_status write_sweep_file(FILE *f, int index, void *ctx) {
+  if (index == 0)
+    write_csv(f, ctx);
+  else
+    print_summary(f, ctx);
+  return C1D_OK;
+}
+
+static const char *const sweep_names[2] = {"sweep.csv", "sweep.txt"};
+
 static c1d_status write_files(const char *dir, const sweep_plan *p) {
-  static const char *const names[2] = {"sweep.csv", "sweep.txt"};
-  c1d_atomic_file af[2];
-  c1d_status st;
-  memset(af, 0, sizeof af);
-  if ((st = c1d_make_dirs(dir)) != C1D_OK) return st;
-  for (int i = 0; i < 2 && st == C1D_OK; i++) {
-    char *path = c1d_path_join(dir, names[i]);
-    st = path ? c1d_atomic_open(&af[i], path) : c1d_fail(C1D_ERR_NO_MEMORY, "out of memory");
-    free(path);
-  }
-  if (st != C1D_OK) goto done;
-  write_csv(af[0].f, p);
-  print_summary(af[1].f, p);
-  for (int i = 0; i < 2 && st == C1D_OK; i++) st = c1d_atomic_commit(&af[i]);
-done:
-  for (int i = 0; i < 2; i++) c1d_atomic_abort(&af[i]); /* no-op for committed files */
-  return st;
+  const c1d_report_set set = {dir, "sweep", sweep_names, 2, 2, 0};
+  return c1d_report_set_write(&set, write_sweep_file, (void *)p);
+}
+
+/* Before the sweep: --out must be able to take the files (checked first, so no work is lost). */
+static c1d_status check_out(const char *dir) {
+  const c1d_report_set set = {dir, "sweep", sweep_names, 2, 2, 0};
+  return dir ? c1d_report_set_check(&set) : C1D_OK;
 }
 
 // --- the command ---------------------------------------------------------------------------------
@@ -466,7 +467,8 @@ int c1d_cmd_sweep(int argc, char **argv) {
     c1d_cli_help(stdout, usage, description, opts, N_OPTS);
     return C1D_EXIT_OK;
   }
-  if ((st = build_plan(&plan)) != C1D_OK || (st = run_sweep(&plan)) != C1D_OK ||
+  if ((st = build_plan(&plan)) != C1D_OK || (st = check_out(plan.a.out)) != C1D_OK ||
+      (st = run_sweep(&plan)) != C1D_OK ||
       (plan.a.out && (st = write_files(plan.a.out, &plan)) != C1D_OK)) {
     code = c1d_cmd_error("sweep", st);
     goto done;

@@ -5,13 +5,16 @@
 #include "harness/npy.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "harness/atomic_file.h"
+#include "harness/escape.h"
 #include "reference/problem.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -121,7 +124,7 @@ static c1d_status parse_shape(cursor *c, c1d_npy_header *h) {
 }
 
 static c1d_status parse_dtype(cursor *c, c1d_npy_header *h) {
-  char descr[64];
+  char descr[64], shown[300];
   c1d_status st = parse_string(c, descr, sizeof descr);
   if (st != C1D_OK) return st;
   if (strcmp(descr, "<f4") == 0)
@@ -133,7 +136,7 @@ static c1d_status parse_dtype(cursor *c, c1d_npy_header *h) {
                     c->path, descr);
   else
     return c1d_fail(C1D_ERR_FORMAT, "%s: unsupported dtype '%s' (expected '<f4' or '<f8')", c->path,
-                    descr);
+                    c1d_escape(descr, strlen(descr), shown, sizeof shown));
   return C1D_OK;
 }
 
@@ -143,7 +146,7 @@ static c1d_status parse_dict(cursor *c, c1d_npy_header *h) {
   if (!take(c, '{'))
     return c1d_fail(C1D_ERR_FORMAT, "%s: malformed .npy header (not a dict)", c->path);
   while (!take(c, '}')) {
-    char key[32];
+    char key[32], shown[160];
     if ((st = parse_string(c, key, sizeof key)) != C1D_OK) return st;
     if (!take(c, ':'))
       return c1d_fail(C1D_ERR_FORMAT, "%s: malformed .npy header (expected ':')", c->path);
@@ -158,7 +161,7 @@ static c1d_status parse_dict(cursor *c, c1d_npy_header *h) {
       have_shape = 1;
     } else {
       return c1d_fail(C1D_ERR_FORMAT, "%s: unexpected or repeated key '%s' in the .npy header",
-                      c->path, key);
+                      c->path, c1d_escape(key, strlen(key), shown, sizeof shown));
     }
     if (st != C1D_OK) return st;
     if (!take(c, ',')) {
@@ -190,13 +193,20 @@ static c1d_status open_checked(const char *path, c1d_npy_header *h, FILE **out) 
   unsigned char pre[12];
   char *text = NULL;
   struct stat sb;
-  FILE *f = fopen(path, "rb");
+  FILE *f = NULL;
   *out = NULL;
   memset(h, 0, sizeof *h);
-  if (!f) return c1d_fail(C1D_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-  if (fstat(fileno(f), &sb) != 0 || !S_ISREG(sb.st_mode)) {
-    st = c1d_fail(C1D_ERR_IO, "%s: not a regular file", path);
-    goto done;
+  /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, before any check. */
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return c1d_fail(C1D_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    close(fd);
+    return c1d_fail(C1D_ERR_IO, "%s: not a regular file", path);
+  }
+  if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0 || !(f = fdopen(fd, "rb"))) {
+    st = c1d_fail(C1D_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    close(fd);
+    return st;
   }
   if (fread(pre, 1, 8, f) != 8 || memcmp(pre, magic, 6) != 0) {
     st = c1d_fail(C1D_ERR_FORMAT, "%s: not a .npy file (bad magic)", path);

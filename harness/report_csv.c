@@ -51,6 +51,12 @@ static void put_int(row *r, int64_t v) {
   put(r, b);
 }
 
+static void put_u64(row *r, uint64_t v) {
+  char b[32];
+  snprintf(b, sizeof b, "%llu", (unsigned long long)v);
+  put(r, b);
+}
+
 static double frac(int64_t part, int64_t count) { return count > 0 ? (double)part / (double)count : 0.0; }
 
 static void write_row(FILE *f, const row *r) {
@@ -84,7 +90,7 @@ static void put_identity(row *r, const c1d_run_results *res, const char *name, c
   put(r, error);
   if (trial >= 0) {
     put_int(r, trial);
-    put_int(r, (int64_t)seed);
+    put_u64(r, seed); /* all 64 bits: 2^64-1 is not -1 */
   } else {
     put(r, "");
     put(r, "");

@@ -1,6 +1,7 @@
 /* The JSON report (docs/report-format.md is its schema). Built as a cJSON tree; cJSON stores every
  * number as a double, which holds every count here exactly (counts stay below 2^40). NaN and infinities
- * have no JSON spelling and are written as null. Out of memory, cJSON drops the item it could not
+ * have no JSON spelling and are written as null. Seeds are 64-bit integers and written as their exact
+ * decimal text (add_seed). Out of memory, cJSON drops the item it could not
  * create (cJSON_Add* ignore NULL); the caller sees NULL only when the root or the printed text fails,
  * and a machine that cannot allocate a few kilobytes has already failed the run long before. */
 #include <cjson/cJSON.h>
@@ -30,6 +31,14 @@ static void add_str(cJSON *o, const char *key, const char *s) {
     cJSON_AddNullToObject(o, key);
 }
 
+/* A seed as the exact decimal integer (a JSON number has any number of digits; a double would round
+ * seeds above 2^53). */
+static void add_seed(cJSON *o, const char *key, uint64_t seed) {
+  char text[32];
+  snprintf(text, sizeof text, "%llu", (unsigned long long)seed);
+  cJSON_AddRawToObject(o, key, text);
+}
+
 /* "" is recorded as null: the implementation did not say. */
 static void add_text(cJSON *o, const char *key, const char *s) { add_str(o, key, s && s[0] ? s : NULL); }
 
@@ -57,7 +66,7 @@ static cJSON *inputs_json(const c1d_report_meta *meta, const c1d_run_results *r)
   if (r->from_files)
     cJSON_AddNullToObject(in, "seed");
   else
-    add_num(in, "seed", (double)r->seed);
+    add_seed(in, "seed", r->seed);
   add_num(in, "trials", r->trials);
   cJSON *files = cJSON_AddObjectToObject(in, "files");
   add_str(files, "x", meta->x_path);
@@ -238,7 +247,7 @@ static cJSON *profile_json(const c1d_profile *p) {
 
 static cJSON *trial_json(const c1d_impl_result *ir, const c1d_trial_result *t, int timed) {
   cJSON *o = cJSON_CreateObject();
-  add_num(o, "seed", (double)t->seed);
+  add_seed(o, "seed", t->seed);
   cJSON_AddStringToObject(o, "status", t->status == C1D_OK ? "ok" : "failed");
   add_str(o, "error", t->status == C1D_OK ? NULL : t->error);
   if (t->status != C1D_OK) {

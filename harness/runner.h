@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "harness/inputs.h"
+#include "harness/memory.h"
 #include "numerics/classifier.h"
 #include "numerics/histogram.h"
 #include "numerics/metrics.h"
@@ -162,13 +163,34 @@ typedef struct c1d_output_view {
   const c1d_impl *impl;     /* NULL for a candidate from a file or a comparison */
 } c1d_output_view;
 
-/* Host bytes a run of cfg needs at its peak (inputs, oracle output and magnitude, its scratch, candidate
- * buffers), for a check against physical memory before anything is allocated. */
+/* The estimate of what a run of cfg holds at its peak, as named parts (inputs, the oracle's y and m,
+ * outputs, implementation and oracle scratch, the explainer's, per-trial tables, the JSON report, ...;
+ * runner_setup.c). One more buffer is one more line there. Returns the count (<= C1D_MEMORY_PARTS). */
+#define C1D_MEMORY_PARTS 24
+typedef struct c1d_memory_part {
+  const char *name;
+  double bytes;
+} c1d_memory_part;
+int c1d_run_memory_parts(const c1d_run_config *cfg, c1d_memory_part *parts);
+
+/* What the program holds before a run: its code and the libraries it loads (the CUDA runtime's ~220 MB
+ * are measured with `convlab list`). */
+#ifdef C1D_HAVE_CUDA
+#define C1D_PROGRAM_BYTES (256.0 * 1048576.0)
+#else
+#define C1D_PROGRAM_BYTES (32.0 * 1048576.0)
+#endif
+
+/* The sum of the parts. */
 double c1d_run_host_bytes(const c1d_run_config *cfg);
 
-/* C1D_ERR_NO_MEMORY ("<what> needs about X GiB of host memory; the machine has Y GiB") when the run
- * would not fit in physical memory; for checks made before reading large files. */
+/* C1D_ERR_NO_MEMORY ("<what> needs about X GiB of host memory (the largest part, P: Y GiB); available
+ * memory leaves Z GiB") when the estimate exceeds what may still be allocated (harness/memory.h:
+ * MemAvailable, or a cgroup's limit); checked before anything is allocated or large files are read. */
 c1d_status c1d_run_check_memory(const c1d_run_config *cfg, const char *what);
+
+/* The same against a given room (for tests). */
+c1d_status c1d_run_check_memory_in(const c1d_run_config *cfg, const char *what, c1d_memory_room room);
 
 /* Physical memory of this machine in bytes (sysconf), or 0 if unknown. */
 double c1d_physical_memory(void);
@@ -187,6 +209,10 @@ void c1d_run_results_free(c1d_run_results *r);
 
 /* 1 when any implementation or candidate failed on any trial. */
 int c1d_run_any_failed(const c1d_run_results *r);
+
+/* When every implementation was skipped and there is no candidate: "name: reason" of the first one
+ * (valid while r is); else NULL. */
+const char *c1d_run_all_skipped(const c1d_run_results *r);
 
 /* The oracle actually used for cfg on this machine: CPU or GPU (never AUTO). */
 c1d_oracle_choice c1d_run_resolve_oracle(const c1d_run_config *cfg);

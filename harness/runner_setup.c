@@ -1,16 +1,19 @@
 /* The runner's preparation: configuration defaults, the checks made before anything is allocated
  * (shape, counts, names, memory), the choice of oracle, and the result tables. */
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "harness/execute.h"
+#include "harness/explain.h"
 #include "harness/registry.h"
 #include "harness/runner.h"
 #include "harness/runner_internal.h"
 #include "numerics/bounds.h"
+#include "reference/oracle.h"
 
 c1d_status c1d_oracle_parse(const char *text, c1d_oracle_choice *out) {
   static const struct { const char *name; c1d_oracle_choice choice; } names[] = {
@@ -71,20 +74,57 @@ int c1d_run_find_result(const c1d_run_config *cfg, const char *name) {
   return -1;
 }
 
-double c1d_run_host_bytes(const c1d_run_config *cfg) {
+/* Reported values per trial in the JSON report, beyond the histograms and the profiles. */
+#define JSON_VALUES_PER_TRIAL 120
+/* A JSON value at the report's peak: its cJSON node with its key (about 112 bytes with malloc's
+ * overhead) and its text three times over (cJSON_Print's growing buffer, then the copy). Measured on
+ * a 400-trial run: about 80 bytes per value all told; this keeps a margin. */
+#define JSON_BYTES_PER_VALUE 160.0
+
+static int profile_bins(int64_t extent) {
+  const int64_t width = (extent + C1D_PROFILE_BINS - 1) / C1D_PROFILE_BINS;
+  return (int)((extent + width - 1) / width);
+}
+
+int c1d_run_memory_parts(const c1d_run_config *cfg, c1d_memory_part *parts) {
   const c1d_shape *s = &cfg->shape;
   const double nx = (double)c1d_x_count(s), nw = (double)c1d_w_count(s), nb = (double)c1d_b_count(s);
-  const double ny = (double)c1d_y_count(s);
-  double bytes = 4.0 * (nx + nw + nb);         /* the inputs, generated or the caller's */
-  bytes += 16.0 * ny;                          /* the oracle's y and m, in double */
-  bytes += 8.0 * ny;                           /* the shared output buffer, and its first run's copy */
-  bytes += 8.0 * (double)s->L;                 /* terms per position */
-  bytes += 4.0 * ny * cfg->n_candidates;       /* the caller's candidate outputs */
-  if (cfg->compare_a) bytes += 12.0 * ny;      /* A's output, and B's promoted to double */
-  bytes += 4.0 * (nx + nw);                    /* room for an implementation's copy of its inputs */
-  if (c1d_run_resolve_oracle(cfg) == C1D_ORACLE_CPU) /* the CPU oracle's padded double operands */
-    bytes += 16.0 * ((double)s->N * (double)s->C * (double)(s->L + c1d_pad(s)) + nw);
-  return bytes;
+  const double ny = (double)c1d_y_count(s), L = (double)s->L, threads = (double)omp_get_max_threads();
+  const double rows = (double)(cfg->n_impls + cfg->n_candidates + (cfg->compare_a ? 1 : 0));
+  const double sample = ny < C1D_EXPLAIN_SAMPLE ? ny : C1D_EXPLAIN_SAMPLE;
+  int any_cpu = 0, n = 0;
+  for (int i = 0; i < cfg->n_impls; i++) any_cpu |= cfg->impls[i]->backend == C1D_BACKEND_CPU;
+  const double json_values = JSON_VALUES_PER_TRIAL + cfg->abs_hist_bins + cfg->ratio_hist_bins +
+                             2.0 * profile_bins(s->L) + 2.0 * profile_bins(s->O);
+#define PART(what, b) parts[n++] = (c1d_memory_part){what, (b)}
+  PART("the program and its libraries", C1D_PROGRAM_BYTES);
+  PART("the inputs x, w, b", 4.0 * (nx + nw + nb));
+  PART("the oracle's y and m", 16.0 * ny);
+  PART("the output buffer and its first run's copy", 8.0 * ny);
+  PART("terms per position (runner and explainer)", 16.0 * L);
+  PART("candidate outputs (--y)", 4.0 * ny * cfg->n_candidates);
+  PART("--compare's two outputs", cfg->compare_a ? 12.0 * ny : 0.0);
+  /* split_3xtf32 keeps two copies of x and w; tap_partial K rows of L per thread; kahan* L per thread. */
+  PART("a CPU implementation's scratch",
+       any_cpu ? 8.0 * (nx + nw) + threads * L * (s->K > 4 ? 4.0 * (double)s->K : 16.0) : 0.0);
+  PART("the CPU oracle's packed w and tiles",
+       c1d_run_resolve_oracle(cfg) == C1D_ORACLE_CPU ? c1d_oracle_f64_scratch_bytes(s) : 0.0);
+  /* Sampled indices, oracle values, magnitudes and model outputs; the classifier's z and marginals. */
+  PART("the explainer's sample and marginals",
+       48.0 * sample + (double)(s->N + s->O + s->L) + ny / 256.0 + (double)s->N);
+  PART("the metrics' per-thread tables and block sums", threads * 16384.0 + ny / 256.0);
+  PART("the per-trial result tables", rows * cfg->trials * (double)sizeof(c1d_trial_result));
+  PART("the JSON report (tree and text)", rows * cfg->trials * json_values * JSON_BYTES_PER_VALUE);
+#undef PART
+  return n;
+}
+
+double c1d_run_host_bytes(const c1d_run_config *cfg) {
+  c1d_memory_part parts[C1D_MEMORY_PARTS];
+  const int n = c1d_run_memory_parts(cfg, parts);
+  double total = 0.0;
+  for (int i = 0; i < n; i++) total += parts[i].bytes;
+  return total;
 }
 
 static int finite_nonneg(double v) { return isfinite(v) && v >= 0.0; }
@@ -132,10 +172,22 @@ c1d_status c1d_run_check(const c1d_run_config *cfg) {
 }
 
 c1d_status c1d_run_check_memory(const c1d_run_config *cfg, const char *what) {
-  double need = c1d_run_host_bytes(cfg), have = c1d_physical_memory();
-  if (have > 0.0 && need > have)
-    return c1d_fail(C1D_ERR_NO_MEMORY, "%s needs about %.1f GiB of host memory; the machine has %.1f GiB",
-                    what, need / 1073741824.0, have / 1073741824.0);
+  return c1d_run_check_memory_in(cfg, what, c1d_memory_available());
+}
+
+c1d_status c1d_run_check_memory_in(const c1d_run_config *cfg, const char *what, c1d_memory_room room) {
+  c1d_memory_part parts[C1D_MEMORY_PARTS];
+  const int n = c1d_run_memory_parts(cfg, parts);
+  double need = 0.0;
+  int largest = 0;
+  for (int i = 0; i < n; i++) {
+    need += parts[i].bytes;
+    if (parts[i].bytes > parts[largest].bytes) largest = i;
+  }
+  if (room.bytes > 0.0 && need > room.bytes)
+    return c1d_fail(C1D_ERR_NO_MEMORY, "%s needs about %.2f GiB of host memory (the largest part, %s: "
+                    "%.2f GiB); %s leaves %.2f GiB", what, need / 1073741824.0, parts[largest].name,
+                    parts[largest].bytes / 1073741824.0, room.limit, room.bytes / 1073741824.0);
   return C1D_OK;
 }
 
@@ -210,4 +262,13 @@ int c1d_run_any_failed(const c1d_run_results *r) {
   for (int i = 0; i < r->n_impls; i++)
     if (r->impls[i].state == C1D_RESULT_FAILED) return 1;
   return 0;
+}
+
+const char *c1d_run_all_skipped(const c1d_run_results *r) {
+  static _Thread_local char why[sizeof r->impls[0].name + sizeof r->impls[0].skip_reason + 2];
+  if (r->n_impls == 0) return NULL;
+  for (int i = 0; i < r->n_impls; i++)
+    if (r->impls[i].state != C1D_RESULT_SKIPPED) return NULL;
+  snprintf(why, sizeof why, "%s: %s", r->impls[0].name, r->impls[0].skip_reason);
+  return why;
 }

@@ -1,5 +1,7 @@
-/* Error metrics in one OpenMP pass: each thread keeps its own sums, maxima and histograms, merged at the
- * end (maxima keep the lowest index on ties, so results do not depend on the thread count).
+/* Error metrics in one OpenMP pass: each thread keeps its own counts, maxima and histograms, merged at
+ * the end (maxima keep the lowest index on ties). Sums of squares are the one order-dependent part:
+ * they are summed per fixed block of SUM_BLOCK elements and the blocks added in index order, so every
+ * thread count and every run gives the same bits.
  * ULP quantiles come from a histogram that is exact below 1024 ULP and log2-binned above. */
 #include "numerics/metrics.h"
 
@@ -11,6 +13,7 @@
 #include "numerics/ulp.h"
 
 #define EXACT_ULP_BINS 1024
+#define SUM_BLOCK 4096 /* elements per partial sum of squares */
 #define LOG_ULP_BINS 64 /* bin j holds [2^j, 2^(j+1)) for distances >= EXACT_ULP_BINS */
 
 typedef struct partial {
@@ -156,8 +159,14 @@ static double ulp_maximum(const partial *p) {
 
 int c1d_metrics_compute(const float *cand, const double *ref, int64_t count,
                         const c1d_metric_options *opt, c1d_metrics *out) {
+  const int64_t blocks = (count + SUM_BLOCK - 1) / SUM_BLOCK;
   partial *total = malloc(sizeof *total);
-  if (!total) return -1;
+  double *block_sq = malloc((size_t)(blocks > 0 ? 2 * blocks : 1) * sizeof *block_sq); /* err, ref */
+  if (!total || !block_sq) {
+    free(total);
+    free(block_sq);
+    return -1;
+  }
   init_partial(total, opt);
   int failed = 0;
 #pragma omp parallel reduction(| : failed)
@@ -168,7 +177,14 @@ int c1d_metrics_compute(const float *cand, const double *ref, int64_t count,
     else {
       init_partial(p, opt);
 #pragma omp for schedule(static)
-      for (int64_t i = 0; i < count; i++) add_element(p, opt, cand[i], ref[i], i);
+      for (int64_t blk = 0; blk < blocks; blk++) {
+        const int64_t end = (blk + 1) * SUM_BLOCK < count ? (blk + 1) * SUM_BLOCK : count;
+        p->sum_sq_err = p->sum_sq_ref = 0.0;
+        for (int64_t i = blk * SUM_BLOCK; i < end; i++) add_element(p, opt, cand[i], ref[i], i);
+        block_sq[2 * blk] = p->sum_sq_err;
+        block_sq[2 * blk + 1] = p->sum_sq_ref;
+      }
+      p->sum_sq_err = p->sum_sq_ref = 0.0; /* summed below, in block order */
 #pragma omp critical
       merge(total, p);
       free(p);
@@ -176,8 +192,14 @@ int c1d_metrics_compute(const float *cand, const double *ref, int64_t count,
   }
   if (failed) {
     free(total);
+    free(block_sq);
     return -1;
   }
+  for (int64_t blk = 0; blk < blocks; blk++) {
+    total->sum_sq_err += block_sq[2 * blk];
+    total->sum_sq_ref += block_sq[2 * blk + 1];
+  }
+  free(block_sq);
   memset(out, 0, sizeof *out);
   out->count = total->count;
   out->nonfinite = total->nonfinite;

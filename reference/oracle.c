@@ -321,6 +321,32 @@ static void *alloc_doubles(int64_t count, size_t *bytes) {
   return aligned_alloc(64, *bytes ? *bytes : 64);
 }
 
+/* What the oracle allocates, in doubles: shared by c1d_oracle_f64 and c1d_oracle_f64_scratch_bytes. */
+typedef struct oracle_sizes {
+  int64_t n_micro_rows, cchunk, ob, acc_len, xp_len, per_thread, nw;
+} oracle_sizes;
+
+static oracle_sizes sizes_of(const c1d_shape *s) {
+  oracle_sizes z;
+  z.n_micro_rows = (s->O + MR - 1) / MR;
+  z.cchunk = KC / s->K > 0 ? KC / s->K : 1;
+  const int64_t kc_max = z.cchunk * s->K;
+  z.ob = z.n_micro_rows * MR < OB_MAX ? z.n_micro_rows * MR : OB_MAX;
+  /* Per thread, in doubles: the tile's sums and its x micro-panels for one chunk (x in double, then |x|
+   * in float). Every part starts on a 64-byte boundary (acc_len and xp_len are multiples of 8). */
+  z.acc_len = (z.ob / MR) * (TB / NR) * ACC_BLOCK;
+  z.xp_len = TB * kc_max;
+  z.per_thread = z.acc_len + z.xp_len + z.xp_len / 2;
+  z.nw = z.n_micro_rows * MR * s->C * s->K; /* packed w entries */
+  return z;
+}
+
+double c1d_oracle_f64_scratch_bytes(const c1d_shape *s) {
+  const oracle_sizes z = sizes_of(s);
+  return 8.0 * ((double)(z.nw + (z.nw + 1) / 2) + (double)(z.n_micro_rows * ACC_BLOCK) +
+                (double)omp_get_max_threads() * (double)z.per_thread);
+}
+
 c1d_status c1d_oracle_f64(const c1d_shape *s, const float *x, const float *w, const float *b, double *y,
                           double *mag, c1d_progress_fn progress, void *user) {
   c1d_status st = c1d_shape_validate(s);
@@ -329,15 +355,9 @@ c1d_status c1d_oracle_f64(const c1d_shape *s, const float *x, const float *w, co
 
   double *wp = NULL, *bias = NULL, *scratch = NULL;
   size_t bytes = 0;
-  const int64_t n_micro_rows = (s->O + MR - 1) / MR;
-  const int64_t cchunk = KC / s->K > 0 ? KC / s->K : 1;
-  const int64_t kc_max = cchunk * s->K;
-  const int64_t ob = n_micro_rows * MR < OB_MAX ? n_micro_rows * MR : OB_MAX;
-  /* Per thread, in doubles: the tile's sums and its x micro-panels for one chunk (x in double, then |x|
-   * in float). Every part starts on a 64-byte boundary (acc_len and xp_len are multiples of 8). */
-  const int64_t acc_len = (ob / MR) * (TB / NR) * ACC_BLOCK, xp_len = TB * kc_max, ax_len = xp_len / 2;
-  const int64_t per_thread = acc_len + xp_len + ax_len;
-  const int64_t nw = n_micro_rows * MR * s->C * s->K; /* packed w entries */
+  const oracle_sizes z = sizes_of(s);
+  const int64_t n_micro_rows = z.n_micro_rows, cchunk = z.cchunk, ob = z.ob;
+  const int64_t acc_len = z.acc_len, xp_len = z.xp_len, per_thread = z.per_thread, nw = z.nw;
   const int nthreads = omp_get_max_threads();
 
   wp = alloc_doubles(nw + (nw + 1) / 2, &bytes); /* w in double, then |w| in float */

@@ -19,6 +19,10 @@ extern "C" {
 /* Progress callback: called from the calling thread with the fraction done (0..1); may be NULL. */
 typedef void (*c1d_progress_fn)(double fraction, void *user);
 
+/* The bytes c1d_oracle_f64 allocates for s on its own (packed w, bias blocks, per-thread tiles, for the
+ * current OpenMP thread count); the caller's y and mag are not included. It does not grow with D. */
+double c1d_oracle_f64_scratch_bytes(const c1d_shape *s);
+
 /* Fills y (N*O*L doubles) and, when mag is not NULL, mag (N*O*L doubles). b may be NULL iff !s->bias.
  * Returns C1D_ERR_NO_MEMORY if its scratch space cannot be allocated; the caller owns every buffer. */
 c1d_status c1d_oracle_f64(const c1d_shape *s, const float *x, const float *w, const float *b, double *y,

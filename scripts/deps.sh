@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs the Debian packages convlab needs for a purpose ("run", "test" or "power"), when they are
+# Installs the Debian packages convlab needs for a purpose ("run", "test", "power" or "fuzz"), when they are
 # missing.
 # As root it runs apt-get; otherwise it prints the one apt-get line needed and fails.
 set -euo pipefail
@@ -15,12 +15,17 @@ purpose=${1:-run}
 #   chromium, fonts-dejavu-core  rendering the HTML report headless in the tests (with a font for its text)
 #   python3-torch            PyTorch's CPU conv1d, one of the power benchmark's correct outputs (make power,
 #                            tests/test_power.c)
+#   clang, libclang-rt-dev, libomp-dev   the fuzz targets (libFuzzer and the sanitizers' runtimes come
+#                            with clang's runtime libraries; clang's OpenMP for the code they link)
 packages=(cmake gcc g++ make libcjson-dev libopenblas-dev libcriterion-dev)
 if [ "$purpose" = test ]; then
   packages+=(python3-numpy python3-nbconvert python3-ipykernel python3-matplotlib chromium fonts-dejavu-core
              python3-torch)
 elif [ "$purpose" = power ]; then
   packages+=(python3-numpy python3-torch)
+fi
+if [ "$purpose" = fuzz ]; then
+  packages+=(clang libclang-rt-dev libomp-dev)
 fi
 
 missing=()

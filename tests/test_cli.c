@@ -478,3 +478,51 @@ Test(cli, explain_json_holds_the_verdict_and_its_evidence) {
   cJSON_Delete(root);
   free(o);
 }
+
+Test(cli, exits_1_with_one_line_when_every_requested_implementation_was_skipped) {
+  if (!c1d_find_impl("gpu_naive")) cr_skip_test("built without CUDA: no GPU implementation to skip");
+  if (!c1d_gpu_why_unavailable()) cr_skip_test("a CUDA device is present: gpu_naive runs");
+  outcome *o = malloc(sizeof *o);
+  run_convlab((const char *[]){"run", "--impl", "gpu_naive", "--batch", "1", "--cin", "8", "--cout", "4",
+                               "--length", "64", NULL},
+              o);
+  cr_expect_eq(o->code, 1, "exit %d: nothing ran", o->code);
+  cr_expect_eq(line_count(o->err), 1, "one line: %s", o->err);
+  cr_expect(strstr(o->err, "nothing ran: every requested implementation was skipped (gpu_naive: ") != NULL,
+            "%s", o->err);
+  cr_expect(strstr(o->out, "gpu_naive") != NULL, "the table with the reason is still printed");
+  free(o);
+}
+
+Test(cli, records_64_bit_seeds_exactly_in_json_and_csv) {
+  outcome *o = malloc(sizeof *o);
+  const char *out = path_of("seeds");
+  run_convlab((const char *[]){"run", "--cin", "8", "--cout", "4", "--length", "64", "--impl", "naive",
+                               "--seed", "18446744073709551615", "--trials", "2", "--out", out, NULL},
+              o);
+  cr_assert_eq(o->code, 0, "%s", o->err);
+  char path[256];
+  snprintf(path, sizeof path, "%s/report.json", out);
+  char *json = c1d_test_slurp(path, NULL);
+  cr_assert_not_null(json);
+  cr_expect(strstr(json, "\"seed\":\t18446744073709551615,") != NULL, "the JSON seed is 2^64-1 exactly");
+  cr_expect(strstr(json, "\"seed\":\t0,") != NULL, "trial 1's seed wraps to 0");
+  snprintf(path, sizeof path, "%s/report.csv", out);
+  char *csv = c1d_test_slurp(path, NULL);
+  cr_assert_not_null(csv);
+  cr_expect(strstr(csv, ",ok,,,0,18446744073709551615,") != NULL, "the CSV seed is 2^64-1, not -1: %.300s", csv);
+  cr_expect(strstr(csv, ",ok,,,1,0,") != NULL, "%.400s", csv);
+  free(json);
+  free(csv);
+  free(o);
+}
+
+/* 1000000 trials of a tiny problem once grew to 23.8 GB before the kernel killed it. */
+Test(cli, refuses_a_million_trials_before_any_work_with_one_line, .timeout = 30) {
+  outcome *o = malloc(sizeof *o);
+  run_convlab((const char *[]){"run", "--batch", "1", "--cin", "8", "--cout", "4", "--length", "64",
+                               "--trials", "1000000", NULL},
+              o);
+  expect_one_line_error(o, 1, "GiB of host memory (the largest part, the JSON report");
+  free(o);
+}

@@ -168,6 +168,7 @@ Test(cpu_fast_twins, keep_float32_accuracy_as_the_reduction_grows) {
     cr_assert_lt(kb * 4, naive, "kahan_blocked %.3g vs naive %.3g", kb, naive);
     cr_assert_lt(x3, 1e-6, "split_3xtf32 rel L2 %.3g", x3);
     cr_assert_lt(x3s, 1e-6, "split_3xtf32_slab rel L2 %.3g", x3s);
+    free_case(&d);
   }
 }
 

@@ -128,6 +128,7 @@ Test(zoo, correct_implementations_are_never_called_a_bug, .timeout = 600) {
                         c1d_verdict_name(e.verdict), si, c1d_dist_name((c1d_dist)dist),
                         (unsigned long long)seed, e.reason);
         }
+        teardown_problem(&p);
         runs++;
       }
   cr_assert_geq(runs, 100);

@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gpu/device.h"
 #include "harness/commands.h"
+#include "harness/execute.h"
 
 static int bench(int argc, const char **argv) { return c1d_cmd_bench(argc, (char **)argv); }
 
@@ -47,13 +47,13 @@ Test(gpu_bench, refuses_bad_arguments_with_status_2) {
 }
 
 Test(gpu_bench, says_no_cuda_device_and_exits_1_without_one) {
-  if (!c1d_gpu_unavailable()) cr_skip_test("a CUDA device is present");
+  if (!c1d_gpu_why_unavailable()) cr_skip_test("a CUDA device is present");
   const char *argv[] = {"bench", "--quiet"};
   cr_assert_eq(bench(2, argv), 1);
 }
 
 Test(gpu_bench, reports_every_row_with_ratios_error_and_model) {
-  const char *why = c1d_gpu_unavailable();
+  const char *why = c1d_gpu_why_unavailable();
   if (why) cr_skip_test("%s", why);
   char dir[] = "/tmp/convlab_bench_XXXXXX";
   cr_assert_not_null(mkdtemp(dir));

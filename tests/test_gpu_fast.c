@@ -12,13 +12,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/device.h"
 #include "harness/inputs.h"
 #include "harness/registry.h"
 #include "numerics/arith.h"
 #include "numerics/metrics.h"
 #include "reference/oracle.h"
 #include "tests/support/host_cases.h"
+
+#ifdef C1D_HAVE_CUDA /* the whole suite; a build without CUDA checks their absence (end of file) */
+#include "gpu/device.h"
 
 extern const c1d_impl c1d_gpu_3xtf32_slab, c1d_gpu_3xtf32_plain, c1d_gpu_3xtf32_nt4,
     c1d_cpu_split_3xtf32_slab, c1d_cpu_split_3xtf32_plain, c1d_cpu_split_3xtf32_fold;
@@ -301,3 +303,13 @@ Test(gpu_fast, write_every_element_of_an_output_past_2_to_the_31, .timeout = 600
   }
   free_host_case(&h);
 }
+
+#else /* built without CUDA */
+
+Test(gpu_fast, are_absent_from_a_build_without_cuda) {
+  const char *names[] = {"gpu_fp32_fast", "gpu_kahan_fast", "gpu_tf32", "gpu_3xtf32"};
+  for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
+    cr_assert_null(c1d_find_impl(names[i]), "%s is registered without CUDA", names[i]);
+}
+
+#endif

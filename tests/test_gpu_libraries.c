@@ -11,13 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gpu/device.h"
 #include "harness/inputs.h"
 #include "harness/registry.h"
 #include "numerics/arith.h"
 #include "numerics/metrics.h"
 #include "reference/oracle.h"
 #include "tests/support/host_cases.h"
+
+#ifdef C1D_HAVE_CUDA /* the whole suite; a build without CUDA checks their absence (end of file) */
+#include "gpu/device.h"
 
 static const char *const library_names[] = {"cudnn_fp32", "cudnn_tf32", "cublas_im2col_fp32",
                                             "cublas_im2col_tf32"};
@@ -240,3 +242,13 @@ ParameterizedTest(int *si, gpu_libraries, gpu_tf32_inputs_equals_the_cpu_model_b
   free(want);
   free_host_case(&h);
 }
+
+#else /* built without CUDA */
+
+Test(gpu_libraries, are_absent_from_a_build_without_cuda) {
+  const char *names[] = {"cudnn_fp32", "cudnn_tf32", "cublas_im2col_fp32", "cublas_im2col_tf32", "gpu_tf32_inputs"};
+  for (unsigned i = 0; i < sizeof names / sizeof names[0]; i++)
+    cr_assert_null(c1d_find_impl(names[i]), "%s is registered without CUDA", names[i]);
+}
+
+#endif

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness/npy.h"
@@ -326,4 +327,37 @@ Test(npy, writes_files_numpy_loads_with_identical_values) {
   cr_assert_eq(c1d_npy_write_f32(path_of("c_scalar.npy"), &scalar, 0, NULL), C1D_OK);
   cr_assert_eq(c1d_npy_write_f32(path_of("c_specials.npy"), specials, 1, &s7), C1D_OK);
   cr_expect_eq(run_script("check"), 0, "NumPy disagrees with convlab's files (see the line above)");
+}
+
+/* A header dict with control bytes is refused with `shown` (the bytes escaped) on one line. */
+static void expect_refused_escaped(const char *name, const char *dict, const char *shown) {
+  const char *path = path_of(name);
+  write_raw(path, 1, dict, -1, 8);
+  c1d_npy_header h;
+  cr_assert_eq(c1d_npy_probe(path, &h), C1D_ERR_FORMAT);
+  const char *d = c1d_error_detail();
+  cr_expect(strstr(d, shown) != NULL, "%s", d);
+  cr_expect_null(strchr(d, '\n'), "one line: %s", d);
+  cr_expect_null(strchr(d, '\x1b'), "no escape byte reaches the terminal: %s", d);
+}
+
+Test(npy, shows_a_key_holding_a_newline_or_an_escape_sequence_escaped_on_one_line) {
+  expect_refused_escaped("forged_key.npy",
+                         "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'ke\ny\x1b[31m': 1, }",
+                         "unexpected or repeated key 'ke\\ny\\x1b[31m'");
+}
+
+Test(npy, shows_a_dtype_holding_control_bytes_escaped_on_one_line) {
+  expect_refused_escaped("forged_dtype.npy",
+                         "{'descr': '<f\n4\x1b]0;title\x07', 'fortran_order': False, 'shape': (2,), }",
+                         "unsupported dtype '<f\\n4\\x1b]0;title\\x07'");
+}
+
+/* Opening a FIFO for reading waits for a writer; the check must come first. */
+Test(npy, refuses_a_fifo_at_once_as_not_a_regular_file, .timeout = 10) {
+  const char *path = path_of("fifo.npy");
+  cr_assert_eq(mkfifo(path, 0600), 0);
+  c1d_npy_header h;
+  cr_expect_eq(c1d_npy_probe(path, &h), C1D_ERR_IO);
+  cr_expect(strstr(c1d_error_detail(), "not a regular file") != NULL, "%s", c1d_error_detail());
 }

@@ -2,6 +2,8 @@
  * and histograms. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <omp.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include "numerics/arith.h"
@@ -270,4 +272,31 @@ Test(allclose, follows_numpy_semantics) {
   cr_assert_not(c1d_allclose_element(1.0 + 3e-4, 1.0, 1e-4, 1e-4));
   cr_assert_not(c1d_allclose_element(NAN, 1.0, 1e-4, 1e-4));
   cr_assert(c1d_allclose_element(INFINITY, INFINITY, 0, 0));
+}
+
+Test(metrics, give_the_same_bits_whatever_the_thread_count) {
+  enum { COUNT = 300007 };
+  float *cand = malloc(COUNT * sizeof *cand);
+  double *ref = malloc(COUNT * sizeof *ref);
+  cr_assert(cand && ref);
+  uint64_t z = 12345;
+  for (int i = 0; i < COUNT; i++) {
+    z = z * 6364136223846793005ull + 1442695040888963407ull;
+    ref[i] = (double)(z >> 11) * 0x1p-53 * 2.0 - 1.0;
+    cand[i] = (float)(ref[i] * (1.0 + 1e-6 * (double)((z >> 7) % 17)));
+  }
+  c1d_metric_options opt;
+  c1d_metric_options_default(&opt);
+  c1d_metrics one, other;
+  omp_set_num_threads(1);
+  cr_assert_eq(c1d_metrics_compute(cand, ref, COUNT, &opt, &one), 0);
+  for (int threads = 2; threads <= 5; threads++) {
+    omp_set_num_threads(threads);
+    cr_assert_eq(c1d_metrics_compute(cand, ref, COUNT, &opt, &other), 0);
+    cr_expect_eq(memcmp(&one.rel_l2, &other.rel_l2, sizeof one.rel_l2), 0, "rel L2 %.17g with 1 thread, %.17g with %d",
+                 one.rel_l2, other.rel_l2, threads);
+    cr_expect_eq(memcmp(&one, &other, sizeof one), 0, "every metric, %d threads", threads);
+  }
+  free(cand);
+  free(ref);
 }

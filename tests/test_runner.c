@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "harness/execute.h"
+#include "harness/memory.h"
 #include "harness/npy.h"
 #include "harness/registry.h"
 #include "harness/runner.h"
@@ -440,5 +441,74 @@ Test(runner, attributes_a_comparison_to_the_side_with_the_larger_error) {
   cr_assert(t->explained);
   cr_expect_eq(t->explanation.verdict, C1D_VERDICT_TF32_INPUTS, "%s", t->explanation.reason);
   cr_expect(strstr(t->explanation.reason, "comes from tf32_inputs") != NULL, "%s", t->explanation.reason);
+  c1d_run_results_free(&r);
+}
+
+// --- the memory estimate --------------------------------------------------------------------------
+
+static const char meminfo_6g[] = "MemTotal:       24684084 kB\nMemFree:  1000 kB\nMemAvailable:    6291456 kB\n";
+
+Test(memory, counts_what_is_available_not_what_is_installed) {
+  c1d_memory_room r = c1d_memory_available_from(meminfo_6g, NULL, NULL);
+  cr_expect_eq(r.bytes, 6.0 * 1073741824.0, "MemAvailable, not MemTotal: %g", r.bytes);
+  cr_expect_str_eq(r.limit, "available memory");
+  r = c1d_memory_available_from(meminfo_6g, "max\n", "123456\n");
+  cr_expect_eq(r.bytes, 6.0 * 1073741824.0, "a cgroup without a limit changes nothing");
+  r = c1d_memory_available_from(meminfo_6g, "9223372036854771712\n", "2102743040\n");
+  cr_expect_eq(r.bytes, 6.0 * 1073741824.0, "cgroup v1's 'no limit' changes nothing");
+  r = c1d_memory_available_from(meminfo_6g, "2147483648\n", "1610612736\n");
+  cr_expect_eq(r.bytes, 0.5 * 1073741824.0, "a cgroup's limit minus its usage, when lower: %g", r.bytes);
+  cr_expect_str_eq(r.limit, "the cgroup's limit");
+  r = c1d_memory_available_from(meminfo_6g, "1000\n", "5000\n");
+  cr_expect_eq(r.bytes, 0.0, "a cgroup over its limit leaves nothing");
+}
+
+Test(memory, this_machine_reports_at_most_its_physical_memory) {
+  c1d_memory_room r = c1d_memory_available();
+  cr_expect_gt(r.bytes, 0.0);
+  cr_expect_leq(r.bytes, c1d_physical_memory());
+}
+
+Test(memory, refuses_what_does_not_fit_in_the_room_left_naming_the_largest_part) {
+  const c1d_impl *impls[] = {&c1d_cpu_naive};
+  c1d_run_config cfg = config_for(impls, 1);
+  cfg.shape = (c1d_shape){.N = 4, .C = 64, .O = 64, .L = 1 << 20, .K = 4, .D = 1}; /* 4 GiB of y and m */
+  const c1d_memory_room lots = {64.0 * 1073741824.0, "available memory"};
+  const c1d_memory_room little = {3.0 * 1073741824.0, "available memory"};
+  cr_expect_eq(c1d_run_check_memory_in(&cfg, "this run", lots), C1D_OK, "%s", c1d_error_detail());
+  cr_expect_eq(c1d_run_check_memory_in(&cfg, "this run", little), C1D_ERR_NO_MEMORY);
+  cr_expect(strstr(c1d_error_detail(), "the largest part, the oracle's y and m: 4.00 GiB") &&
+                strstr(c1d_error_detail(), "available memory leaves 3.00 GiB"),
+            "%s", c1d_error_detail());
+}
+
+Test(memory, counts_the_per_trial_tables_and_the_json_report) {
+  const c1d_impl *impls[] = {&c1d_cpu_naive, &c1d_cpu_kahan};
+  c1d_run_config one = config_for(impls, 2), many = one;
+  many.trials = 100000;
+  c1d_memory_part a[C1D_MEMORY_PARTS], b[C1D_MEMORY_PARTS];
+  const int n = c1d_run_memory_parts(&one, a);
+  cr_assert_eq(c1d_run_memory_parts(&many, b), n);
+  double grown = 0.0;
+  for (int i = 0; i < n; i++) {
+    cr_assert_str_eq(a[i].name, b[i].name);
+    if (!strcmp(a[i].name, "the per-trial result tables") || !strcmp(a[i].name, "the JSON report (tree and text)")) {
+      cr_expect_eq(b[i].bytes, a[i].bytes * 100000.0, "%s grows with the trials", a[i].name);
+      grown += b[i].bytes;
+    }
+  }
+  /* 100000 trials of two rows: over 10 GiB of tables and JSON (each row-trial is 20 kB, its JSON more). */
+  cr_expect_gt(grown, 10.0 * 1073741824.0, "%g", grown);
+}
+
+Test(memory, does_not_grow_with_the_dilation) {
+  const c1d_impl *impls[] = {&c1d_cpu_naive};
+  c1d_run_config near = config_for(impls, 1), far = near;
+  near.shape = (c1d_shape){.N = 4, .C = 1, .O = 64, .L = 1, .K = 4, .D = 1};
+  far.shape = near.shape;
+  far.shape.D = INT64_C(1) << 27; /* pad (K-1)*D = 3*2^27: nothing holds it */
+  cr_expect_eq(c1d_run_host_bytes(&far), c1d_run_host_bytes(&near));
+  c1d_run_results r;
+  cr_expect_eq(c1d_run(&far, &r), C1D_OK, "%s", c1d_error_detail());
   c1d_run_results_free(&r);
 }

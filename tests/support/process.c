@@ -22,7 +22,7 @@ void c1d_test_remove_dir(const char *dir) {
   if (system(cmd) != 0) cr_log_warn("could not remove %s", dir);
 }
 
-int c1d_test_spawn(const char *const *argv, const char *out_path, const char *err_path) {
+int c1d_test_spawn_async(const char *const *argv, const char *out_path, const char *err_path) {
   posix_spawn_file_actions_t fa;
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
@@ -32,10 +32,15 @@ int c1d_test_spawn(const char *const *argv, const char *out_path, const char *er
   else
     posix_spawn_file_actions_adddup2(&fa, 1, 2);
   pid_t pid;
-  int status = 0;
   cr_assert_eq(posix_spawn(&pid, argv[0], &fa, NULL, (char *const *)argv, environ), 0, "cannot run %s",
                argv[0]);
   posix_spawn_file_actions_destroy(&fa);
+  return pid;
+}
+
+int c1d_test_spawn(const char *const *argv, const char *out_path, const char *err_path) {
+  int status = 0;
+  pid_t pid = c1d_test_spawn_async(argv, out_path, err_path);
   cr_assert_eq(waitpid(pid, &status, 0), pid);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }

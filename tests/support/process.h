@@ -20,6 +20,9 @@ void c1d_test_remove_dir(const char *dir);
  * program died from a signal. */
 int c1d_test_spawn(const char *const *argv, const char *out_path, const char *err_path);
 
+/* As c1d_test_spawn, without waiting: the child's pid, for waitpid (or kill). */
+int c1d_test_spawn_async(const char *const *argv, const char *out_path, const char *err_path);
+
 /* The whole file as a string (caller frees; *len the byte count when len is not NULL), or NULL. */
 char *c1d_test_slurp(const char *path, size_t *len);
 
