@@ -299,8 +299,8 @@ void c1d_explainer_release(c1d_explainer *ex) {
 }
 
 double c1d_explainer_host_bytes(const c1d_shape *s) {
-  /* The naive output and sigma (4 + 4 bytes), the classification's q^2 and marks (4 + 1), and one
-   * model's full arrays at a time in practice (prediction, two truncation biases: 12);
-   * the sample's arrays are small. */
-  return (double)c1d_y_count(s) * 25.0 + (double)C1D_EXPLAIN_SAMPLE * 8.0 * 24.0;
+  /* The naive output, sigma and the repeat flags (4 + 4 + 1 bytes), the classification's q^2, 1/sigma^2
+   * and marks (4 + 8 + 1), and one model's full arrays at a time in practice (prediction and two
+   * truncation biases: 12); the sample's arrays are small. */
+  return (double)c1d_y_count(s) * 34.0 + (double)C1D_EXPLAIN_SAMPLE * 8.0 * 24.0;
 }

@@ -91,7 +91,6 @@ int c1d_run_memory_parts(const c1d_run_config *cfg, c1d_memory_part *parts) {
   const double nx = (double)c1d_x_count(s), nw = (double)c1d_w_count(s), nb = (double)c1d_b_count(s);
   const double ny = (double)c1d_y_count(s), L = (double)s->L, threads = (double)omp_get_max_threads();
   const double rows = (double)(cfg->n_impls + cfg->n_candidates + (cfg->compare_a ? 1 : 0));
-  const double sample = ny < C1D_EXPLAIN_SAMPLE ? ny : C1D_EXPLAIN_SAMPLE;
   int any_cpu = 0, n = 0;
   for (int i = 0; i < cfg->n_impls; i++) any_cpu |= cfg->impls[i]->backend == C1D_BACKEND_CPU;
   const double json_values = JSON_VALUES_PER_TRIAL + cfg->abs_hist_bins + cfg->ratio_hist_bins +
@@ -109,9 +108,9 @@ int c1d_run_memory_parts(const c1d_run_config *cfg, c1d_memory_part *parts) {
        any_cpu ? 8.0 * (nx + nw) + threads * L * (s->K > 4 ? 4.0 * (double)s->K : 16.0) : 0.0);
   PART("the CPU oracle's packed w and tiles",
        c1d_run_resolve_oracle(cfg) == C1D_ORACLE_CPU ? c1d_oracle_f64_scratch_bytes(s) : 0.0);
-  /* Sampled indices, oracle values, magnitudes and model outputs; the classifier's z and marginals. */
-  PART("the explainer's sample and marginals",
-       48.0 * sample + (double)(s->N + s->O + s->L) + ny / 256.0 + (double)s->N);
+  /* The naive order's output, sigma, the classification's arrays and one model's full arrays
+   * (harness/explain.h), plus a model's rounded copies of x and w while it is made. */
+  PART("the explainer's reference noise, models and classification", c1d_explainer_host_bytes(s) + 8.0 * (nx + nw));
   PART("the metrics' per-thread tables and block sums", threads * 16384.0 + ny / 256.0);
   PART("the per-trial result tables", rows * cfg->trials * (double)sizeof(c1d_trial_result));
   PART("the JSON report (tree and text)", rows * cfg->trials * json_values * JSON_BYTES_PER_VALUE);
