@@ -12,6 +12,7 @@
 #include "harness/execute.h"
 #include "harness/explain.h"
 #include "harness/npy.h"
+#include "harness/registry.h"
 #include "harness/runner.h"
 #include "harness/runner_internal.h"
 #include "numerics/bounds.h"
@@ -27,6 +28,7 @@ typedef struct run_ctx {
   int64_t *terms_t;
   float *y;                     /* the output buffer every implementation writes */
   float *first;                 /* the first run's output, for the race check */
+  float *naive;                 /* gpu_naive's output for the explainer (with a GPU session) */
   c1d_explainer explainer;      /* this trial's rounding models (prepared after the oracle) */
   int cmp_a, cmp_b;             /* --compare: result indices, or -1 */
   float *keep_a;                /* A's output this trial */
@@ -296,6 +298,19 @@ static c1d_status run_oracle(run_ctx *c, uint64_t seed) {
   return C1D_OK;
 }
 
+/* The explainer's reference noise is the naive order's output: with a GPU session, gpu_naive gives the
+ * same bits (its CPU twin) in a fraction of the time. NULL when it cannot: the explainer then runs the
+ * CPU naive order itself. */
+static const float *naive_on_gpu(run_ctx *c) {
+  if (!c->gpu || !c->naive) return NULL;
+  const c1d_impl *gn = c1d_find_impl("gpu_naive");
+  if (!gn || c1d_impl_unavailable(gn) || (gn->supported && gn->supported(c->s))) return NULL;
+  c1d_exec ex = {.used_tf32 = -1};
+  c1d_timing t = {0};
+  c1d_error_clear();
+  return c1d_execute_gpu(c->gpu, gn, c->naive, NULL, 1, &ex, &t) == C1D_OK ? c->naive : NULL;
+}
+
 static c1d_status run_trial(run_ctx *c, int trial) {
   const c1d_run_config *cfg = c->cfg;
   const uint64_t seed = cfg->x ? cfg->seed : cfg->seed + (uint64_t)trial;
@@ -307,7 +322,8 @@ static c1d_status run_trial(run_ctx *c, int trial) {
   if (c->gpu && (st = c1d_gpu_session_upload(c->gpu, c->x, c->w, c->b)) != C1D_OK) return st;
   if ((st = run_oracle(c, seed)) != C1D_OK) return st;
   progress(c, "trial %d/%d: rounding models", trial + 1, cfg->trials);
-  if ((st = c1d_explainer_prepare(&c->explainer, c->s, c->x, c->w, c->b, c->ref, c->mag)) != C1D_OK)
+  if ((st = c1d_explainer_prepare_naive(&c->explainer, c->s, c->x, c->w, c->b, c->ref, c->mag,
+                                        naive_on_gpu(c))) != C1D_OK)
     return st;
   for (int i = 0; i < c->res->n_impls && st == C1D_OK; i++) {
     if (c->res->impls[i].state == C1D_RESULT_SKIPPED) continue;
@@ -372,6 +388,7 @@ static void release_buffers(run_ctx *c) {
   free(c->mag);
   free(c->y);
   free(c->first);
+  free(c->naive);
   free(c->terms_t);
   free(c->keep_a);
   free(c->keep_b);
@@ -391,6 +408,7 @@ c1d_status c1d_run(const c1d_run_config *cfg, c1d_run_results *out) {
   }
   if ((st = allocate_buffers(&c)) != C1D_OK) goto done;
   if (needs_gpu(&c) && (st = c1d_gpu_session_create(c.s, &c.gpu)) != C1D_OK) goto done;
+  if (c.gpu) c.naive = malloc((size_t)c1d_y_count(c.s) * sizeof *c.naive); /* NULL: the CPU's */
   if (cfg->save_outputs_dir && (st = c1d_make_dirs(cfg->save_outputs_dir)) != C1D_OK) goto done;
   for (int trial = 0; trial < cfg->trials; trial++)
     if ((st = run_trial(&c, trial)) != C1D_OK) goto done;

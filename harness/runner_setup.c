@@ -91,8 +91,11 @@ int c1d_run_memory_parts(const c1d_run_config *cfg, c1d_memory_part *parts) {
   const double nx = (double)c1d_x_count(s), nw = (double)c1d_w_count(s), nb = (double)c1d_b_count(s);
   const double ny = (double)c1d_y_count(s), L = (double)s->L, threads = (double)omp_get_max_threads();
   const double rows = (double)(cfg->n_impls + cfg->n_candidates + (cfg->compare_a ? 1 : 0));
-  int any_cpu = 0, n = 0;
-  for (int i = 0; i < cfg->n_impls; i++) any_cpu |= cfg->impls[i]->backend == C1D_BACKEND_CPU;
+  int any_cpu = 0, any_gpu = 0, n = 0;
+  for (int i = 0; i < cfg->n_impls; i++) {
+    any_cpu |= cfg->impls[i]->backend == C1D_BACKEND_CPU;
+    any_gpu |= cfg->impls[i]->backend == C1D_BACKEND_GPU;
+  }
   const double json_values = JSON_VALUES_PER_TRIAL + cfg->abs_hist_bins + cfg->ratio_hist_bins +
                              2.0 * profile_bins(s->L) + 2.0 * profile_bins(s->O);
 #define PART(what, b) parts[n++] = (c1d_memory_part){what, (b)}
@@ -111,6 +114,7 @@ int c1d_run_memory_parts(const c1d_run_config *cfg, c1d_memory_part *parts) {
   /* The naive order's output, sigma, the classification's arrays and one model's full arrays
    * (harness/explain.h), plus a model's rounded copies of x and w while it is made. */
   PART("the explainer's reference noise, models and classification", c1d_explainer_host_bytes(s) + 8.0 * (nx + nw));
+  PART("gpu_naive's output for the explainer", any_gpu ? 4.0 * ny : 0.0);
   PART("the metrics' per-thread tables and block sums", threads * 16384.0 + ny / 256.0);
   PART("the per-trial result tables", rows * cfg->trials * (double)sizeof(c1d_trial_result));
   PART("the JSON report (tree and text)", rows * cfg->trials * json_values * JSON_BYTES_PER_VALUE);

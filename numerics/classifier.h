@@ -29,7 +29,7 @@
  *     32-position row segment, the left and right edges: a gamma law with the reference's mean and
  *     variance of q^2, Bonferroni over every region); counts of |q| beyond 2.5..6 (a Poisson law at an upper bound of the
  *     reference's own tail frequency, or the normal one if larger: scattered elements); single elements
- *     (beyond the normal quantile at alpha/M and twice the reference's largest). A firing test is a bug,
+ *     (beyond the normal quantile at alpha/M and four times the reference's largest). A firing test is a bug,
  *     localised by the elements that carry it; elements beyond the explanation's worst-case bound make
  *     it certain.
  *  5. No explanation fits: a bug, global or localised as the tests find, unless the inputs are

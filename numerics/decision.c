@@ -188,14 +188,15 @@ static void region_sum(const sums *s, const c1d_layout *lay, family f, int64_t g
 
 // --- the tests ------------------------------------------------------------------------------------
 
-/* Single elements: q^2 beyond the normal quantile at a/M (for the null law's variance) and twice the
- * reference's largest. */
+/* Single elements: q^2 beyond the normal quantile at a/M (for the null law's variance) and four times
+ * the reference's largest (another order's largest error falls on other elements, whose own spread the
+ * pooled scale does not see; seen up to twice the naive order's on small n in the power campaign). */
 static void test_elements(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q2,
                           unsigned char *mark, c1d_test_result *tr, double a) {
   const int64_t M = lay->N * lay->O * lay->L;
   const double zq = c1d_normal_upper_quantile(0.5 * a / (double)(M > 0 ? M : 1));
   double limit = zq * zq * tr->mu;
-  if (2.0 * nr->max_sq > limit) limit = 2.0 * nr->max_sq;
+  if (4.0 * nr->max_sq > limit) limit = 4.0 * nr->max_sq;
   int64_t hits = 0;
 #pragma omp parallel for schedule(static) reduction(+ : hits)
   for (int64_t i = 0; i < M; i++)
