@@ -16,6 +16,10 @@
 extern "C" {
 #endif
 
+/* The element types a tensor may have. Host arrays are float32 whatever the type: a bf16 or fp16
+ * tensor is held as the float32 values it represents exactly (reference/dtype.h converts). */
+typedef enum c1d_dtype { C1D_DTYPE_F32 = 0, C1D_DTYPE_BF16, C1D_DTYPE_F16, C1D_DTYPE_COUNT } c1d_dtype;
+
 typedef struct c1d_shape {
   int64_t N, C, O, L, K, D;
   int bias; /* 1: y starts at b[o]; 0: no bias tensor */

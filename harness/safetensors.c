@@ -1,0 +1,288 @@
+/* safetensors reading and writing; see safetensors.h. The header is parsed by cJSON. */
+#include "harness/safetensors.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "harness/atomic_file.h"
+#include "harness/escape.h"
+#include "reference/dtype.h"
+
+#define MAX_HEADER (100 * 1024 * 1024)
+
+void c1d_st_free(c1d_st_file *f) {
+  for (int i = 0; i < f->n; i++) {
+    free(f->tensors[i].name);
+    free(f->tensors[i].data);
+  }
+  free(f->tensors);
+  f->tensors = NULL;
+  f->n = 0;
+}
+
+const c1d_st_tensor *c1d_st_find(const c1d_st_file *f, const char *name) {
+  for (int i = 0; i < f->n; i++)
+    if (!strcmp(f->tensors[i].name, name)) return &f->tensors[i];
+  return NULL;
+}
+
+void c1d_st_format_shape(const c1d_st_tensor *t, char *buf, int size) {
+  int len = snprintf(buf, (size_t)size, "(");
+  for (int d = 0; d < t->ndim && len < size; d++)
+    len += snprintf(buf + len, (size_t)(size - len), "%s%lld", d ? ", " : "", (long long)t->shape[d]);
+  if (len < size) snprintf(buf + len, (size_t)(size - len), ")");
+}
+
+static uint64_t le64(const unsigned char *b) {
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; i--) v = (v << 8) | b[i];
+  return v;
+}
+
+typedef struct range {
+  int64_t begin, end;
+  int tensor;
+} range;
+
+static int cmp_range(const void *a, const void *b) {
+  const range *x = a, *y = b;
+  return (x->begin > y->begin) - (x->begin < y->begin);
+}
+
+/* The tensor's dtype from its header text. */
+static c1d_status dtype_of(const char *path, const char *name, const char *text, c1d_dtype *out) {
+  char en[80], et[40];
+  if (!strcmp(text, "F32")) *out = C1D_DTYPE_F32;
+  else if (!strcmp(text, "BF16")) *out = C1D_DTYPE_BF16;
+  else if (!strcmp(text, "F16")) *out = C1D_DTYPE_F16;
+  else
+    return c1d_fail(C1D_ERR_FORMAT, "%s: tensor '%s' has dtype '%s'; convlab reads F32, BF16 and F16", path,
+                    c1d_escape(name, strlen(name), en, sizeof en), c1d_escape(text, strlen(text), et, sizeof et));
+  return C1D_OK;
+}
+
+/* One tensor's entry: dtype, shape, offsets (relative to the data), checked against its size. */
+static c1d_status parse_entry(const char *path, const cJSON *e, int64_t data_bytes, c1d_st_tensor *t,
+                              range *r) {
+  char en[80];
+  const char *name = c1d_escape(t->name, strlen(t->name), en, sizeof en);
+  const cJSON *dt = cJSON_GetObjectItemCaseSensitive(e, "dtype");
+  const cJSON *sh = cJSON_GetObjectItemCaseSensitive(e, "shape");
+  const cJSON *of = cJSON_GetObjectItemCaseSensitive(e, "data_offsets");
+  if (!cJSON_IsObject(e) || !cJSON_IsString(dt) || !cJSON_IsArray(sh) || !cJSON_IsArray(of) ||
+      cJSON_GetArraySize(of) != 2)
+    return c1d_fail(C1D_ERR_FORMAT, "%s: tensor '%s' needs a string dtype, a shape list and two data_offsets",
+                    path, name);
+  c1d_status st = dtype_of(path, t->name, dt->valuestring, &t->dtype);
+  if (st != C1D_OK) return st;
+  t->ndim = cJSON_GetArraySize(sh);
+  if (t->ndim > C1D_ST_MAX_DIMS)
+    return c1d_fail(C1D_ERR_FORMAT, "%s: tensor '%s' has %d dimensions (at most %d)", path, name, t->ndim,
+                    C1D_ST_MAX_DIMS);
+  t->count = 1;
+  for (int d = 0; d < t->ndim; d++) {
+    const cJSON *v = cJSON_GetArrayItem(sh, d);
+    if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble != (double)(int64_t)v->valuedouble ||
+        v->valuedouble > 9.0e15)
+      return c1d_fail(C1D_ERR_FORMAT, "%s: tensor '%s' has a shape entry that is not a size", path, name);
+    t->shape[d] = (int64_t)v->valuedouble;
+    if (t->shape[d] && t->count > INT64_MAX / 4 / t->shape[d])
+      return c1d_fail(C1D_ERR_OVERFLOW, "%s: tensor '%s' has more elements than can be addressed", path, name);
+    t->count *= t->shape[d];
+  }
+  const cJSON *b = cJSON_GetArrayItem(of, 0), *en2 = cJSON_GetArrayItem(of, 1);
+  if (!cJSON_IsNumber(b) || !cJSON_IsNumber(en2) || b->valuedouble < 0 || en2->valuedouble < b->valuedouble ||
+      b->valuedouble != (double)(int64_t)b->valuedouble || en2->valuedouble != (double)(int64_t)en2->valuedouble)
+    return c1d_fail(C1D_ERR_FORMAT, "%s: tensor '%s' has data_offsets that are not [begin, end] with begin <= end",
+                    path, name);
+  r->begin = (int64_t)b->valuedouble;
+  r->end = (int64_t)en2->valuedouble;
+  if (r->end > data_bytes)
+    return c1d_fail(C1D_ERR_FORMAT, "%s: tensor '%s' ends at byte %lld of the data, past its end (%lld bytes)",
+                    path, name, (long long)r->end, (long long)data_bytes);
+  if (r->end - r->begin != t->count * c1d_dtype_size(t->dtype))
+    return c1d_fail(C1D_ERR_FORMAT, "%s: tensor '%s' holds %lld bytes, but its shape and dtype need %lld", path,
+                    name, (long long)(r->end - r->begin), (long long)(t->count * c1d_dtype_size(t->dtype)));
+  return C1D_OK;
+}
+
+static void convert(c1d_st_tensor *t, const unsigned char *bytes) {
+  for (int64_t i = 0; i < t->count; i++) {
+    if (t->dtype == C1D_DTYPE_F32) {
+      memcpy(&t->data[i], bytes + 4 * i, 4);
+    } else {
+      const uint16_t h = (uint16_t)(bytes[2 * i] | (bytes[2 * i + 1] << 8));
+      t->data[i] = t->dtype == C1D_DTYPE_BF16 ? c1d_bf16_bits_to_float(h) : c1d_f16_bits_to_float(h);
+    }
+  }
+}
+
+c1d_status c1d_st_read(const char *path, c1d_st_file *out) {
+  memset(out, 0, sizeof *out);
+  c1d_status st = C1D_OK;
+  unsigned char *buf = NULL;
+  cJSON *root = NULL;
+  range *ranges = NULL;
+  /* O_NONBLOCK: a FIFO must not hang the open; a regular file is required below. */
+  const int fd = open(path, O_RDONLY | O_NONBLOCK);
+  struct stat sb;
+  if (fd < 0) return c1d_fail(C1D_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    close(fd);
+    return c1d_fail(C1D_ERR_FORMAT, "%s: not a regular file", path);
+  }
+  const int64_t size = (int64_t)sb.st_size;
+  if (size < 8) {
+    close(fd);
+    return c1d_fail(C1D_ERR_FORMAT, "%s: %lld bytes, too short for a safetensors header", path, (long long)size);
+  }
+  buf = malloc((size_t)size);
+  if (!buf) {
+    close(fd);
+    return c1d_fail(C1D_ERR_NO_MEMORY, "%s: cannot allocate %lld bytes to read it", path, (long long)size);
+  }
+  for (int64_t got = 0; got < size;) {
+    const ssize_t k = read(fd, buf + got, (size_t)(size - got));
+    if (k <= 0) {
+      close(fd);
+      free(buf);
+      return c1d_fail(C1D_ERR_IO, "%s: read failed: %s", path, k < 0 ? strerror(errno) : "file shrank");
+    }
+    got += k;
+  }
+  close(fd);
+  const uint64_t hlen = le64(buf);
+  if (hlen > MAX_HEADER || (int64_t)hlen > size - 8) {
+    st = c1d_fail(C1D_ERR_FORMAT, "%s: header length %llu is beyond the file (%lld bytes) or above 100 MB", path,
+                  (unsigned long long)hlen, (long long)size);
+    goto done;
+  }
+  root = cJSON_ParseWithLength((const char *)buf + 8, (size_t)hlen);
+  if (!cJSON_IsObject(root)) {
+    st = c1d_fail(C1D_ERR_FORMAT, "%s: the header is not a JSON object", path);
+    goto done;
+  }
+  const int64_t data_bytes = size - 8 - (int64_t)hlen;
+  const unsigned char *data = buf + 8 + hlen;
+  int count = 0;
+  for (const cJSON *e = root->child; e; e = e->next) count += strcmp(e->string, "__metadata__") != 0;
+  out->tensors = calloc((size_t)(count > 0 ? count : 1), sizeof *out->tensors);
+  ranges = calloc((size_t)(count > 0 ? count : 1), sizeof *ranges);
+  if (!out->tensors || !ranges) {
+    st = c1d_fail(C1D_ERR_NO_MEMORY, "%s: out of memory", path);
+    goto done;
+  }
+  for (const cJSON *e = root->child; e; e = e->next) {
+    if (!strcmp(e->string, "__metadata__")) continue;
+    c1d_st_tensor *t = &out->tensors[out->n];
+    char en[80];
+    if (c1d_st_find(out, e->string)) {
+      st = c1d_fail(C1D_ERR_FORMAT, "%s: tensor '%s' is named twice", path, c1d_escape(e->string, strlen(e->string), en, sizeof en));
+      goto done;
+    }
+    t->name = strdup(e->string);
+    out->n++;
+    if (!t->name) {
+      st = c1d_fail(C1D_ERR_NO_MEMORY, "%s: out of memory", path);
+      goto done;
+    }
+    if ((st = parse_entry(path, e, data_bytes, t, &ranges[out->n - 1])) != C1D_OK) goto done;
+    ranges[out->n - 1].tensor = out->n - 1;
+  }
+  /* The data must be owned exactly: no overlap, no bytes between or after the tensors. */
+  qsort(ranges, (size_t)out->n, sizeof *ranges, cmp_range);
+  int64_t at = 0;
+  for (int i = 0; i < out->n; i++) {
+    char en[80];
+    const char *nm = out->tensors[ranges[i].tensor].name;
+    if (ranges[i].begin < at) {
+      st = c1d_fail(C1D_ERR_FORMAT, "%s: tensor '%s' overlaps another tensor's bytes", path,
+                    c1d_escape(nm, strlen(nm), en, sizeof en));
+      goto done;
+    }
+    if (ranges[i].begin > at) {
+      st = c1d_fail(C1D_ERR_FORMAT, "%s: bytes %lld to %lld of the data belong to no tensor", path,
+                    (long long)at, (long long)ranges[i].begin);
+      goto done;
+    }
+    at = ranges[i].end;
+  }
+  if (at != data_bytes) {
+    st = c1d_fail(C1D_ERR_FORMAT, "%s: %lld bytes after the last tensor belong to no tensor", path,
+                  (long long)(data_bytes - at));
+    goto done;
+  }
+  for (int i = 0; i < out->n; i++) {
+    c1d_st_tensor *t = &out->tensors[ranges[i].tensor];
+    t->data = malloc((size_t)(t->count > 0 ? t->count : 1) * sizeof *t->data);
+    if (!t->data) {
+      st = c1d_fail(C1D_ERR_NO_MEMORY, "%s: cannot allocate tensor '%s'", path, t->name);
+      goto done;
+    }
+    convert(t, data + ranges[i].begin);
+  }
+done:
+  cJSON_Delete(root);
+  free(buf);
+  free(ranges);
+  if (st != C1D_OK) c1d_st_free(out);
+  return st;
+}
+
+c1d_status c1d_st_write(const char *path, const c1d_st_tensor *tensors, int n) {
+  cJSON *root = cJSON_CreateObject();
+  if (!root) return c1d_fail(C1D_ERR_NO_MEMORY, "out of memory");
+  static const char *const names[C1D_DTYPE_COUNT] = {"F32", "BF16", "F16"};
+  int64_t at = 0;
+  for (int i = 0; i < n; i++) {
+    const c1d_st_tensor *t = &tensors[i];
+    cJSON *e = cJSON_AddObjectToObject(root, t->name), *sh = e ? cJSON_AddArrayToObject(e, "shape") : NULL;
+    cJSON *of = e ? cJSON_AddArrayToObject(e, "data_offsets") : NULL;
+    if (!e || !sh || !of || !cJSON_AddStringToObject(e, "dtype", names[t->dtype])) {
+      cJSON_Delete(root);
+      return c1d_fail(C1D_ERR_NO_MEMORY, "out of memory");
+    }
+    for (int d = 0; d < t->ndim; d++) cJSON_AddItemToArray(sh, cJSON_CreateNumber((double)t->shape[d]));
+    const int64_t bytes = t->count * c1d_dtype_size(t->dtype);
+    cJSON_AddItemToArray(of, cJSON_CreateNumber((double)at));
+    cJSON_AddItemToArray(of, cJSON_CreateNumber((double)(at + bytes)));
+    at += bytes;
+  }
+  char *header = cJSON_PrintUnformatted(root);
+  cJSON_Delete(root);
+  if (!header) return c1d_fail(C1D_ERR_NO_MEMORY, "out of memory");
+  /* The header padded with spaces to a multiple of 8, as the reference writer does. */
+  size_t hlen = strlen(header), padded = (hlen + 7) / 8 * 8;
+  c1d_atomic_file af;
+  c1d_status st = c1d_atomic_open(&af, path);
+  if (st != C1D_OK) {
+    free(header);
+    return st;
+  }
+  unsigned char len8[8];
+  for (int i = 0; i < 8; i++) len8[i] = (unsigned char)((uint64_t)padded >> (8 * i));
+  fwrite(len8, 1, 8, af.f);
+  fwrite(header, 1, hlen, af.f);
+  for (size_t i = hlen; i < padded; i++) fputc(' ', af.f);
+  free(header);
+  for (int i = 0; i < n; i++) {
+    const c1d_st_tensor *t = &tensors[i];
+    for (int64_t j = 0; j < t->count; j++) {
+      if (t->dtype == C1D_DTYPE_F32) {
+        fwrite(&t->data[j], 4, 1, af.f);
+      } else {
+        const uint16_t h = t->dtype == C1D_DTYPE_BF16 ? c1d_float_to_bf16_bits(t->data[j])
+                                                      : c1d_float_to_f16_bits(t->data[j]);
+        const unsigned char b2[2] = {(unsigned char)(h & 0xff), (unsigned char)(h >> 8)};
+        fwrite(b2, 1, 2, af.f);
+      }
+    }
+  }
+  return c1d_atomic_commit(&af);
+}
