@@ -2,6 +2,7 @@
 #include "reference/problem.h"
 
 #include <stdio.h>
+#include <string.h>
 
 c1d_shape c1d_headline_shape(void) {
   c1d_shape s = {.N = 32, .C = 256, .O = 256, .L = 8192, .K = 4, .D = 1, .bias = 0};
@@ -43,18 +44,49 @@ c1d_status c1d_shape_validate(const c1d_shape *s) {
     if (tensors[i].count < 0)
       return c1d_fail(C1D_ERR_OVERFLOW, "element count of %s exceeds the limit of %lld",
                       tensors[i].name, (long long)C1D_MAX_ELEMENTS);
-  if (bounded_mul(s->C, s->K) < 0 || s->C * s->K > (INT64_C(1) << 31))
-    return c1d_fail(C1D_ERR_OVERFLOW, "reduction length C*K = %lld*%lld exceeds 2^31",
-                    (long long)s->C, (long long)s->K);
+  if (s->G < 0 || (s->G > 1 && (s->C % s->G || s->O % s->G)))
+    return c1d_fail(C1D_ERR_INVALID_SHAPE, "groups G=%lld must divide C=%lld and O=%lld", (long long)s->G,
+                    (long long)s->C, (long long)s->O);
+  if (s->states != 0 && s->states != 1)
+    return c1d_fail(C1D_ERR_INVALID_SHAPE, "states flag must be 0 or 1 (got %d)", s->states);
+  if (s->states && c1d_pad(s) == 0)
+    return c1d_fail(C1D_ERR_INVALID_SHAPE, "initial states need a history: (K-1)*D is 0 (K=%lld)",
+                    (long long)s->K);
+  if ((unsigned)s->act >= C1D_ACT_COUNT)
+    return c1d_fail(C1D_ERR_INVALID_SHAPE, "unknown activation %d", (int)s->act);
+  const c1d_dtype types[5] = {s->dt.x, s->dt.w, s->dt.b, s->dt.s, s->dt.y};
+  for (int i = 0; i < 5; i++)
+    if ((unsigned)types[i] >= C1D_DTYPE_COUNT)
+      return c1d_fail(C1D_ERR_INVALID_SHAPE, "unknown element type %d", (int)types[i]);
+  if (s->layout != C1D_LAYOUT_NCL && s->layout != C1D_LAYOUT_NLC)
+    return c1d_fail(C1D_ERR_INVALID_SHAPE, "unknown layout %d", (int)s->layout);
+  const int64_t cg = s->C / (s->G > 1 ? s->G : 1);
+  if (bounded_mul(cg, s->K) < 0 || cg * s->K > (INT64_C(1) << 31))
+    return c1d_fail(C1D_ERR_OVERFLOW, "reduction length %s = %lld*%lld exceeds 2^31",
+                    s->G > 1 ? "(C/G)*K" : "C*K", (long long)cg, (long long)s->K);
+  if (s->states && bounded_count3(s->N, s->C, (s->K - 1) * s->D) < 0)
+    return c1d_fail(C1D_ERR_OVERFLOW, "element count of s (N*C*(K-1)*D) exceeds the limit of %lld",
+                    (long long)C1D_MAX_ELEMENTS);
   return C1D_OK;
 }
 
+static const char *type_name(c1d_dtype d) { return d == C1D_DTYPE_BF16 ? "bf16" : d == C1D_DTYPE_F16 ? "f16" : "f32"; }
+
 void c1d_shape_format(const c1d_shape *s, char *buf, int size) {
-  snprintf(buf, (size_t)size, "N=%lld C=%lld O=%lld L=%lld K=%lld D=%lld bias=%d", (long long)s->N,
-           (long long)s->C, (long long)s->O, (long long)s->L, (long long)s->K, (long long)s->D,
-           s->bias);
+  int len = snprintf(buf, (size_t)size, "N=%lld C=%lld O=%lld L=%lld K=%lld D=%lld bias=%d", (long long)s->N,
+                     (long long)s->C, (long long)s->O, (long long)s->L, (long long)s->K, (long long)s->D,
+                     s->bias);
+  if (len < size && s->G > 1) len += snprintf(buf + len, (size_t)(size - len), " G=%lld", (long long)s->G);
+  if (len < size && s->states) len += snprintf(buf + len, (size_t)(size - len), " states");
+  if (len < size && s->act == C1D_ACT_SILU) len += snprintf(buf + len, (size_t)(size - len), " silu");
+  const struct { const char *name; c1d_dtype d; } t[5] = {
+      {"x", s->dt.x}, {"w", s->dt.w}, {"b", s->dt.b}, {"s", s->dt.s}, {"y", s->dt.y}};
+  for (int i = 0; i < 5; i++)
+    if (len < size && t[i].d != C1D_DTYPE_F32)
+      len += snprintf(buf + len, (size_t)(size - len), " %s=%s", t[i].name, type_name(t[i].d));
+  if (len < size && s->layout == C1D_LAYOUT_NLC) snprintf(buf + len, (size_t)(size - len), " nlc");
 }
 
 double c1d_flops(const c1d_shape *s) {
-  return 2.0 * (double)s->N * (double)s->O * (double)s->L * (double)s->C * (double)s->K;
+  return 2.0 * (double)s->N * (double)s->O * (double)s->L * (double)c1d_cin_per_group(s) * (double)s->K;
 }
