@@ -69,7 +69,7 @@ C1D_HD int64_t c1d_cin_per_group(const c1d_shape *s) { return s->C / c1d_groups(
 C1D_HD int64_t c1d_cout_per_group(const c1d_shape *s) { return s->O / c1d_groups(s); }
 /* The first input channel of output channel o's group. */
 C1D_HD int64_t c1d_group_first_c(const c1d_shape *s, int64_t o) {
-  return o / c1d_cout_per_group(s) * c1d_cin_per_group(s);
+  return s->G <= 1 ? 0 : o / c1d_cout_per_group(s) * c1d_cin_per_group(s);
 }
 /* Products per output: (C/G)*K. */
 C1D_HD int64_t c1d_terms(const c1d_shape *s) { return c1d_cin_per_group(s) * s->K; }
@@ -84,6 +84,7 @@ C1D_HD int64_t c1d_x_index(const c1d_shape *s, int64_t n, int64_t c, int64_t t) 
 }
 /* w[o, c - g0(o), k] for an input channel c of o's group (for the dense conv, c itself). */
 C1D_HD int64_t c1d_w_index(const c1d_shape *s, int64_t o, int64_t c, int64_t k) {
+  if (s->G <= 1) return (o * s->C + c) * s->K + k; /* dense: no division in the kernels' loops */
   return (o * c1d_cin_per_group(s) + (c - c1d_group_first_c(s, o))) * s->K + k;
 }
 /* s[n, c, j], j = (K-1)*D + t for a time t < 0. */
