@@ -20,6 +20,14 @@
  * one tap of one input channel, with the causal zero padding of the definition (fma with a zero). */
 void c1d_row_fma(float *acc, const float *x_row, float w, int64_t shift, int64_t L);
 
+/* c1d_row_fma with a history: for t < shift the tap reads hist[pad - shift + t] (the initial states'
+ * row of length pad = (K-1)*D) instead of zero; hist NULL is c1d_row_fma. */
+void c1d_row_fma_hist(float *acc, const float *x_row, const float *hist, int64_t pad, float w,
+                      int64_t shift, int64_t L);
+
+/* The activation and the output's rounding over a row: y[t] = round_to(dt, act(acc[t])). */
+void c1d_row_finish(float *row, int act, int dt, int64_t L);
+
 /* Kahan step per t: p = xs(t)*w rounded, then sum[t] += p with compensation comp[t]. */
 void c1d_row_kahan(float *sum, float *comp, const float *x_row, float w, int64_t shift, int64_t L);
 

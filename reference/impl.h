@@ -28,6 +28,7 @@ typedef enum c1d_precision {
 typedef struct c1d_exec {
   void *stream;      /* cudaStream_t for GPU implementations (NULL: the default stream) */
   void *state;       /* what setup() returned; passed to run() and teardown() */
+  const float *states; /* the initial states s (N, C, (K-1)*D) when the problem has them, else NULL */
   /* Filled by the implementation: what it actually did ("allowed" is not "used"). */
   char algo[96];     /* e.g. "IMPLICIT_PRECOMP_GEMM"; "" when there is no choice */
   char math[64];     /* e.g. "FMA (fp32)", "TF32 tensor cores" */
