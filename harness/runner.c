@@ -177,8 +177,15 @@ static c1d_status run_impl(run_ctx *c, int i, int trial, uint64_t seed) {
   c1d_impl_result *ir = &c->res->impls[i];
   c1d_trial_result *tr = &ir->trials[trial];
   const c1d_impl *impl = ir->impl;
-  const int repeats = c1d_run_default_repeats(c->cfg, impl);
-  const int warmup = c1d_flops(c->s) <= C1D_NO_WARMUP_GFLOP * 1e9;
+  /* CPU rows on the first cpu_batch_rows batch rows: x, y, the oracle and m are [n]-major, so the
+   * sub-shape's tensors are prefixes of the whole ones. */
+  c1d_shape part = *c->s;
+  if (impl->backend == C1D_BACKEND_CPU && c->cfg->cpu_batch_rows > 0) part.N = c->cfg->cpu_batch_rows;
+  const c1d_shape *rs = &part;
+  c1d_run_config rcfg = *c->cfg;
+  rcfg.shape = part;
+  const int repeats = c1d_run_default_repeats(&rcfg, impl);
+  const int warmup = c1d_flops(rs) <= C1D_NO_WARMUP_GFLOP * 1e9;
   c1d_exec ex = {.used_tf32 = -1};
   c1d_timing t = {0};
   c1d_status st;
@@ -188,7 +195,7 @@ static c1d_status run_impl(run_ctx *c, int i, int trial, uint64_t seed) {
   if (impl->backend == C1D_BACKEND_GPU)
     st = c1d_execute_gpu(c->gpu, impl, c->y, c->first, repeats, &ex, &t);
   else
-    st = c1d_execute_cpu(impl, c->s, c->x, c->w, c->b, c->y, c->first, repeats, warmup, &ex, &t);
+    st = c1d_execute_cpu(impl, rs, c->x, c->w, c->b, c->y, c->first, repeats, warmup, &ex, &t);
   snprintf(tr->algo, sizeof tr->algo, "%s", ex.algo);
   snprintf(tr->math, sizeof tr->math, "%s", ex.math);
   tr->used_tf32 = ex.used_tf32;
@@ -202,10 +209,11 @@ static c1d_status run_impl(run_ctx *c, int i, int trial, uint64_t seed) {
   tr->repeats = t.repeats;
   tr->time_median_ms = t.median_ms;
   tr->time_min_ms = t.min_ms;
-  tr->gflops = c1d_flops(c->s) / (t.median_ms * 1e6);
+  tr->gflops = c1d_flops(rs) / (t.median_ms * 1e6);
   tr->repeat_checked = t.repeat_checked;
   tr->repeat_identical = t.repeat_identical;
   c1d_output_view v = view_of(c, c->y, impl);
+  v.s = rs;
   if ((st = analyze_output(c->cfg, &v, &c->explainer, tr)) != C1D_OK) return st;
   keep_for_comparison(c, i, c->y);
   if (c->cfg->save_outputs_dir) return save_output(c, impl->name, seed, c->y, NULL);

@@ -140,6 +140,12 @@ c1d_status c1d_run_check(const c1d_run_config *cfg) {
     return c1d_fail(C1D_ERR_USAGE, "a candidate output belongs to one set of inputs (got %d trials)",
                     cfg->trials);
   if (cfg->repeats < 0) return c1d_fail(C1D_ERR_USAGE, "repeats must be >= 0 (got %d)", cfg->repeats);
+  if (cfg->cpu_batch_rows < 0 || cfg->cpu_batch_rows > cfg->shape.N)
+    return c1d_fail(C1D_ERR_USAGE, "CPU batch rows must be within 0..N (got %lld with N = %lld)",
+                    (long long)cfg->cpu_batch_rows, (long long)cfg->shape.N);
+  if (cfg->cpu_batch_rows > 0 && cfg->cpu_batch_rows < cfg->shape.N && (cfg->compare_a || cfg->save_outputs_dir))
+    return c1d_fail(C1D_ERR_USAGE, "CPU rows on part of the batch cannot be compared or saved (whole outputs "
+                                   "needed)");
   if (!finite_nonneg(cfg->atol) || !finite_nonneg(cfg->rtol))
     return c1d_fail(C1D_ERR_USAGE, "atol and rtol must be finite and >= 0");
   if (!(cfg->lambda > 0.0) || !isfinite(cfg->lambda))
@@ -202,6 +208,7 @@ c1d_status c1d_run_results_init(const c1d_run_config *cfg, c1d_run_results *r) {
   r->dist = cfg->dist;
   r->seed = cfg->seed;
   r->trials = cfg->trials;
+  r->cpu_batch_rows = cfg->cpu_batch_rows;
   r->atol = cfg->atol;
   r->rtol = cfg->rtol;
   r->lambda = cfg->lambda;
