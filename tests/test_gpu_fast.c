@@ -40,6 +40,17 @@ enum { N_SHAPES = sizeof shapes / sizeof shapes[0] };
 static const char *const fast_names[] = {"gpu_fp32_fast", "gpu_kahan_fast", "gpu_tf32", "gpu_3xtf32"};
 enum { N_FAST = sizeof fast_names / sizeof fast_names[0] };
 
+/* Every registered tensor-core kernel of a precision (main and variant tiers), from the registry. */
+static int tensor_core_kernels(c1d_precision p, const c1d_impl **out, int max) {
+  int n = 0, k = 0;
+  const c1d_impl *const *table = c1d_registry(&n);
+  for (int i = 0; i < n && k < max; i++)
+    if (table[i]->backend == C1D_BACKEND_GPU && table[i]->precision == p && !table[i]->twin_bit_exact &&
+        table[i]->tier != C1D_TIER_MUTANT && table[i]->twin)
+      out[k++] = table[i];
+  return k;
+}
+
 // --- helpers ---------------------------------------------------------------------------------------
 
 static int *shape_indices(void) {
@@ -173,6 +184,16 @@ ParameterizedTest(int *si, gpu_fast, equal_the_oracle_exactly_on_integer_inputs)
       cr_assert_eq((double)h.y[e], h.ref[e], "%s shape %d element %lld: %.9g vs %.17g", impl->name, *si,
                    (long long)e, h.y[e], h.ref[e]);
   }
+  const c1d_impl *tc[8];
+  const int ntc = tensor_core_kernels(C1D_PREC_TF32, tc, 4);
+  const int ntc3 = tensor_core_kernels(C1D_PREC_3XTF32, tc + ntc, 4);
+  for (int i = 0; i < ntc + ntc3; i++) {
+    if (tc[i]->supported(s)) continue;
+    run_on_gpu(tc[i], s, &h, NULL);
+    for (int64_t e = 0; e < c1d_y_count(s); e++)
+      cr_assert_eq((double)h.y[e], h.ref[e], "%s shape %d element %lld: %.9g vs %.17g", tc[i]->name, *si,
+                   (long long)e, h.y[e], h.ref[e]);
+  }
   free_host_case(&h);
 }
 
@@ -187,12 +208,18 @@ Test(gpu_tf32, error_matches_the_tf32_model_within_20_percent) {
   host_case h = make_host_case(s, C1D_DIST_NORMAL, 61, 1);
   run_cpu(impl_named("tf32_inputs"), s, &h, h.twin);
   const double model = rel_l2_of(s, h.twin, h.ref);
-  run_on_gpu(impl_named("gpu_tf32"), s, &h, NULL);
-  const double kernel = rel_l2_of(s, h.y, h.ref);
-  cr_log_info("gpu_tf32 rel L2 %.4g, tf32_inputs model %.4g (ratio %.3f)", kernel, model, kernel / model);
-  cr_assert_gt(kernel, 1e-4, "rel L2 %.3g: TF32 inputs put it near 3e-4", kernel);
-  cr_assert_lt(kernel, 1e-3, "rel L2 %.3g", kernel);
-  cr_assert_lt(fabs(kernel / model - 1.0), 0.2, "kernel %.4g vs model %.4g", kernel, model);
+  const c1d_impl *tc[4];
+  const int ntc = tensor_core_kernels(C1D_PREC_TF32, tc, 4);
+  cr_assert_geq(ntc, 1, "gpu_tf32 is registered");
+  for (int i = 0; i < ntc; i++) {
+    run_on_gpu(tc[i], s, &h, NULL);
+    const double kernel = rel_l2_of(s, h.y, h.ref);
+    cr_log_info("%s rel L2 %.4g, tf32_inputs model %.4g (ratio %.3f)", tc[i]->name, kernel, model,
+                kernel / model);
+    cr_assert_gt(kernel, 1e-4, "%s rel L2 %.3g: TF32 inputs put it near 3e-4", tc[i]->name, kernel);
+    cr_assert_lt(kernel, 1e-3, "%s rel L2 %.3g", tc[i]->name, kernel);
+    cr_assert_lt(fabs(kernel / model - 1.0), 0.2, "%s %.4g vs model %.4g", tc[i]->name, kernel, model);
+  }
   free_host_case(&h);
 }
 
@@ -212,10 +239,15 @@ Test(gpu_3xtf32, is_float32_accurate_and_matches_its_model_within_20_percent) {
   skip_without_device();
   const c1d_shape *s = &accuracy_shape;
   host_case h = make_host_case(s, C1D_DIST_NORMAL, 62, 1);
-  double k;
-  const double ratio = kernel_over_model(impl_named("gpu_3xtf32"), impl_named("split_3xtf32"), s, &h, &k);
-  cr_assert_lt(k, 1e-6, "gpu_3xtf32 rel L2 %.3g", k);
-  cr_assert_lt(fabs(ratio - 1.0), 0.2, "gpu_3xtf32 / split_3xtf32 = %.3f", ratio);
+  const c1d_impl *tc[4];
+  const int ntc = tensor_core_kernels(C1D_PREC_3XTF32, tc, 4);
+  cr_assert_geq(ntc, 1, "gpu_3xtf32 is registered");
+  for (int i = 0; i < ntc; i++) {
+    double k;
+    const double ratio = kernel_over_model(tc[i], impl_named("split_3xtf32"), s, &h, &k);
+    cr_assert_lt(k, 1e-6, "%s rel L2 %.3g", tc[i]->name, k);
+    cr_assert_lt(fabs(ratio - 1.0), 0.2, "%s / split_3xtf32 = %.3f", tc[i]->name, ratio);
+  }
   free_host_case(&h);
 }
 
@@ -254,8 +286,8 @@ Test(gpu_fast, write_every_element_of_an_output_past_2_to_the_31, .timeout = 600
   const int64_t ny = c1d_y_count(&s);
   cr_assert_gt(ny, (int64_t)1 << 31);
   host_case h = make_host_case(&s, C1D_DIST_INTEGER, 91, 0);
-  const char *names[] = {"gpu_fp32_fast", "gpu_tf32"};
-  for (int i = 0; i < 2; i++) {
+  const char *names[] = {"gpu_fp32_fast", "gpu_tf32", "gpu_tf32_smem_a"};
+  for (int i = 0; i < 3; i++) {
     run_on_gpu(impl_named(names[i]), &s, &h, NULL);
     int64_t bad = 0;
     for (int64_t e = 0; e < ny; e++) bad += isnan(h.y[e]) != 0;
