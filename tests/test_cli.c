@@ -142,7 +142,7 @@ static const usage_case usage_cases[] = {
     {{"run", "--x", "@x", "--w", "@w", "--cin", "5"}, "--cin 5 disagrees with"},
     {{"run", "--x", "@x", "--w", "@w", "--taps", "3"}, "--taps 3 disagrees with"},
     {{"run", "--x", "@x", "--w", "@w", "--bias"}, "--bias with --x needs --b"},
-    {{"list", "--all"}, "unknown option '--all'"},
+    {{"list", "--every"}, "unknown option '--every'"},
     {{"explain"}, "--x, --w and --y are required"},
     {{"explain", "--x", "@x", "--w", "@w"}, "--x, --w and --y are required"},
     {{"explain", "--x", "@x", "--y", "@y"}, "--x, --w and --y are required"},
