@@ -193,7 +193,8 @@ static c1d_status run_impl(run_ctx *c, int i, int trial, uint64_t seed) {
   progress(c, "trial %d/%d: %s (%d runs)", trial + 1, c->cfg->trials, impl->name, repeats);
   c1d_error_clear();
   if (impl->backend == C1D_BACKEND_GPU)
-    st = c1d_execute_gpu(c->gpu, impl, c->y, c->first, repeats, &ex, &t);
+    st = c1d_execute_gpu(c->gpu, impl, c->y, c->first, repeats,
+                         c->cfg->repeats > 0 ? 0.0 : C1D_GPU_DEFAULT_BUDGET_MS, &ex, &t);
   else
     st = c1d_execute_cpu(impl, rs, c->x, c->w, c->b, c->y, c->first, repeats, warmup, &ex, &t);
   snprintf(tr->algo, sizeof tr->algo, "%s", ex.algo);

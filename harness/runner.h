@@ -36,6 +36,9 @@ c1d_status c1d_oracle_parse(const char *text, c1d_oracle_choice *out);
 
 /* Defaults (c1d_run_config_default). */
 #define C1D_REPEATS_GPU 20
+/* With the default repeats, a GPU row's timed runs stop at about this much kernel time (at least
+ * C1D_MIN_TIMED_RUNS of them): the slow reference kernels then cost a few runs, not twenty. */
+#define C1D_GPU_DEFAULT_BUDGET_MS 300.0
 #define C1D_REPEATS_CPU 3
 #define C1D_REPEATS_CPU_LARGE 1       /* CPU runs above C1D_NO_WARMUP_GFLOP take seconds each */
 #define C1D_NO_WARMUP_GFLOP 20.0      /* CPU: no warm-up run above this much work */
