@@ -7,10 +7,10 @@
 #      then the PyTorch cross-check of the cuDNN paths and the TF32 model; power and clocks beside it;
 #   2. make run's command (`convlab run --out DIR --html`, every main implementation on the headline
 #      shape, the CPU rows on its first two batch rows), timed: the goal is under 30 s;
-#   3. every GPU test suite (kernels and their CPU twins, libraries, bench, the bug zoo, fast kernels):
-#      none may fail, none may skip except the "no device" tests;
-#   4. compute-sanitizer memcheck, racecheck, initcheck, synccheck on `gpu_driver sanitize` (every own
+#   3. compute-sanitizer memcheck, racecheck, initcheck, synccheck on `gpu_driver sanitize` (every own
 #      GPU kernel of the registry at small shapes, the bit-exact ones against their CPU twins);
+#   4. every GPU test suite (kernels and their CPU twins, libraries, bench, the bug zoo, fast kernels):
+#      none may fail, none may skip except the "no device" tests;
 #   5. the twins at the headline shape (gpu_driver twins), the tensor-core rounding probe, the SASS of
 #      the tensor-core kernels (HGMMA, bulk tensor copies), the float64 oracle against PyTorch's;
 #   6. the story's comparison (`--compare gpu_naive,cudnn_tf32`) with its verdicts and HTML report.
@@ -70,7 +70,14 @@ took=$((SECONDS - t0))
 [ "$took" -lt 30 ] && record "make run under 30 s" "passed (${took}s)" || record "make run under 30 s" "FAILED (${took}s)"
 grep -E '^CPU rows|^oracle' "$out/makerun.txt"
 
-# 3. the GPU test suites
+# 3. sanitizers
+for tool in memcheck racecheck initcheck synccheck; do
+  run "$tool gpu_driver sanitize" 120 "$out/sanitize-$tool.txt" \
+    compute-sanitizer --tool "$tool" --error-exitcode 9 "$driver" sanitize
+  grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-$tool.txt" | tail -1
+done
+
+# 4. the GPU test suites
 for t in "$build"/tests/test_gpu*; do
   name=$(basename "$t")
   run "$name" 240 "$out/$name.txt" "$t" --jobs 1 --verbose --ascii
@@ -78,13 +85,6 @@ for t in "$build"/tests/test_gpu*; do
   grep -E '^\[(FAIL|CRASH|ERR)' "$out/$name.txt" | head -10
   bad=$(grep '^\[SKIP\]' "$out/$name.txt" | grep -v ': a CUDA device is present$' | head -3)
   [ -n "$bad" ] && record "$name" "SKIPPED TESTS: $bad"
-done
-
-# 4. sanitizers
-for tool in memcheck racecheck initcheck synccheck; do
-  run "$tool gpu_driver sanitize" 120 "$out/sanitize-$tool.txt" \
-    compute-sanitizer --tool "$tool" --error-exitcode 9 "$driver" sanitize
-  grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-$tool.txt" | tail -1
 done
 
 # 5. twins at the headline shape, the probe, the SASS, the oracle against cuDNN float64
