@@ -28,6 +28,7 @@ typedef struct run_ctx {
   float *y;                     /* the output buffer every implementation writes */
   float *first;                 /* the first run's output, for the race check */
   c1d_explainer explainer;      /* this trial's rounding models (prepared after the oracle) */
+  c1d_explainer part_explainer; /* the same on the CPU rows' batch rows (cpu_batch_rows), when partial */
   int cmp_a, cmp_b;             /* --compare: result indices, or -1 */
   float *keep_a;                /* A's output this trial */
   double *keep_b;               /* B's output promoted to double */
@@ -215,7 +216,8 @@ static c1d_status run_impl(run_ctx *c, int i, int trial, uint64_t seed) {
   tr->repeat_identical = t.repeat_identical;
   c1d_output_view v = view_of(c, c->y, impl);
   v.s = rs;
-  if ((st = analyze_output(c->cfg, &v, &c->explainer, tr)) != C1D_OK) return st;
+  const int partial = rs->N < c->s->N;
+  if ((st = analyze_output(c->cfg, &v, partial ? &c->part_explainer : &c->explainer, tr)) != C1D_OK) return st;
   keep_for_comparison(c, i, c->y);
   if (c->cfg->save_outputs_dir) return save_output(c, impl->name, seed, c->y, NULL);
   return C1D_OK;
@@ -318,12 +320,23 @@ static c1d_status run_trial(run_ctx *c, int trial) {
   progress(c, "trial %d/%d: rounding models", trial + 1, cfg->trials);
   if ((st = c1d_explainer_prepare(&c->explainer, c->s, c->x, c->w, c->b, c->ref, c->mag)) != C1D_OK)
     return st;
+  if (cfg->cpu_batch_rows > 0 && cfg->cpu_batch_rows < c->s->N) {
+    /* The CPU rows' verdicts judge the batch rows they cover: x, the oracle and m are [n]-major, so the
+     * sub-shape's are prefixes of the whole. */
+    c1d_shape part = *c->s;
+    part.N = cfg->cpu_batch_rows;
+    if ((st = c1d_explainer_prepare(&c->part_explainer, &part, c->x, c->w, c->b, c->ref, c->mag)) != C1D_OK) {
+      c1d_explainer_release(&c->explainer);
+      return st;
+    }
+  }
   for (int i = 0; i < c->res->n_impls && st == C1D_OK; i++) {
     if (c->res->impls[i].state == C1D_RESULT_SKIPPED) continue;
     st = i < cfg->n_impls ? run_impl(c, i, trial, seed) : run_candidate(c, i, trial, seed);
   }
   if (st == C1D_OK && c->res->n_comparisons) st = run_comparison(c, trial, seed);
   c1d_explainer_release(&c->explainer);
+  c1d_explainer_release(&c->part_explainer);
   return st;
 }
 
