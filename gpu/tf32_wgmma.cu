@@ -10,11 +10,11 @@
  * Limits: K <= 8; a Hopper GPU; the slab within 227 KiB of shared memory. */
 #include "gpu/wgmma_conv.h"
 
-static const char *tf32_supported(const c1d_shape *s) { return wgc_supported(s, 0, 0); }
-static c1d_status tf32_setup(const c1d_shape *s, c1d_exec *ex) { return wgc_setup(s, ex, 0, 0, "gpu_tf32"); }
+static const char *tf32_supported(const c1d_shape *s) { return wgc_supported(s, 0); }
+static c1d_status tf32_setup(const c1d_shape *s, c1d_exec *ex) { return wgc_setup(s, ex, 0, "gpu_tf32"); }
 static c1d_status tf32_run(const c1d_shape *s, const float *x, const float *w, const float *b, float *y,
                            c1d_exec *ex) {
-  return wgc_run<false, false>(s, x, w, b, y, ex, "gpu_tf32");
+  return wgc_run<false>(s, x, w, b, y, ex, "gpu_tf32");
 }
 
 extern "C" const c1d_impl c1d_gpu_tf32 = {

@@ -13,11 +13,11 @@
  * Limits: K <= 8; a Hopper GPU; the slab within 227 KiB of shared memory. */
 #include "gpu/wgmma_conv.h"
 
-static const char *x3_supported(const c1d_shape *s) { return wgc_supported(s, 1, 0); }
-static c1d_status x3_setup(const c1d_shape *s, c1d_exec *ex) { return wgc_setup(s, ex, 1, 0, "gpu_3xtf32"); }
+static const char *x3_supported(const c1d_shape *s) { return wgc_supported(s, 1); }
+static c1d_status x3_setup(const c1d_shape *s, c1d_exec *ex) { return wgc_setup(s, ex, 1, "gpu_3xtf32"); }
 static c1d_status x3_run(const c1d_shape *s, const float *x, const float *w, const float *b, float *y,
                          c1d_exec *ex) {
-  return wgc_run<true, false>(s, x, w, b, y, ex, "gpu_3xtf32");
+  return wgc_run<true>(s, x, w, b, y, ex, "gpu_3xtf32");
 }
 
 extern "C" const c1d_impl c1d_gpu_3xtf32 = {

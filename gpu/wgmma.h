@@ -1,8 +1,8 @@
 /* Hopper's own matrix and copy instructions, as the tensor-core kernels use them (sm_90a only: wgmma
  * exists on no other target; build the files that include this with -gencode arch=compute_90a,
  * code=sm_90a, gpu/CMakeLists.txt). CUDA C++ only.
- *  - wgmma.mma_async TF32, A from registers or from shared memory, B from shared memory, through matrix
- *    descriptors: each tile is [row][32] floats (K-major, 128-byte rows) in the 128-byte swizzle that the
+ *  - wgmma.mma_async TF32, A from registers, B from shared memory through a matrix descriptor: the B
+ *    tile is [row][32] floats (K-major, 128-byte rows) in the 128-byte swizzle that the
  *    bulk tensor copy writes with CU_TENSOR_MAP_SWIZZLE_128B (16-byte chunk c of row r at chunk
  *    c ^ (r % 8)), 1024-byte aligned; a k-step of 8 advances the descriptor's
  *    start address by 32 bytes inside the swizzle row (as CUTLASS's GMMA descriptors do).
@@ -56,11 +56,6 @@ static __device__ __forceinline__ void wg_hold(float (&d)[R]) {
 static __device__ __forceinline__ void wg_bar_init(uint64_t *bar, int count) {
   const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(a), "r"(count) : "memory");
-}
-/* Makes this thread's ordinary shared-memory stores visible to wgmma and the copy engine (the async
- * proxy); a barrier among the writers follows. */
-static __device__ __forceinline__ void wg_fence_proxy(void) {
-  asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
 }
 /* Makes initialised mbarriers visible to the copy engine (the async proxy). */
 static __device__ __forceinline__ void wg_bar_fence_init(void) {
@@ -137,24 +132,6 @@ static __device__ __forceinline__ void wg_mma_64x256x8(float (&d)[128], const ui
                "," WG_REGS_64_127 "}, {%128,%129,%130,%131}, %132, p, 1, 1;\n}\n"
                : WG_F64(d, 0), WG_F64(d, 64)
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
-}
-
-/* d (+)= A * B on a 64 x 128 x 8 TF32 tile, both through shared-memory descriptors. */
-static __device__ __forceinline__ void wg_mma_ss_64x128x8(float (&d)[64], uint64_t desc_a, uint64_t desc_b,
-                                                          int accumulate) {
-  asm volatile(WG_SCALE_D(66) "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {" WG_REGS_0_63
-               "}, %64, %65, p, 1, 1;\n}\n"
-               : WG_F64(d, 0)
-               : "l"(desc_a), "l"(desc_b), "r"(accumulate));
-}
-
-/* The same on a 64 x 256 x 8 tile. */
-static __device__ __forceinline__ void wg_mma_ss_64x256x8(float (&d)[128], uint64_t desc_a, uint64_t desc_b,
-                                                          int accumulate) {
-  asm volatile(WG_SCALE_D(130) "wgmma.mma_async.sync.aligned.m64n256k8.f32.tf32.tf32 {" WG_REGS_0_63
-               "," WG_REGS_64_127 "}, %128, %129, p, 1, 1;\n}\n"
-               : WG_F64(d, 0), WG_F64(d, 64)
-               : "l"(desc_a), "l"(desc_b), "r"(accumulate));
 }
 
 #endif

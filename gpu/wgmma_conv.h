@@ -58,7 +58,7 @@ struct wgc_tile {
 // --- the plan: every size that setup and run must agree on --------------------------------------
 
 typedef struct wgc_plan {
-  int x3, sa;        /* 3xTF32?; A (im2col of x) staged in shared memory? */
+  int x3;            /* 3xTF32? */
   int kp, cps;       /* padded taps; channels per slab (32 / kp) */
   int64_t cpad, r;   /* channels padded to a whole slab; reduction length cpad * kp */
   int64_t opad;      /* O padded to BN */
@@ -66,18 +66,16 @@ typedef struct wgc_plan {
   int xw, pada;      /* a warpgroup's x window row stride (floats), causal pad rounded up to 4 */
   int stages;        /* buffers (3..5); slabs issued ahead = stages - 2 */
   int stage_bytes;   /* weights + two x windows, rounded up to 1024 */
-  int abytes;        /* with sa: the warpgroups' A tiles (64 x 32 floats a part; 1xTF32 two buffers) */
-  int64_t smem;      /* dynamic shared memory: stages, A tiles, barriers, 1024 bytes of alignment slack */
+  int64_t smem;      /* dynamic shared memory: stages, their barriers, 1024 bytes of alignment slack */
 } wgc_plan;
 
 static inline int wgc_kp(int64_t K) { return K <= 1 ? 1 : K <= 2 ? 2 : K <= 4 ? 4 : 8; }
 
-static inline wgc_plan wgc_make_plan(const c1d_shape *s, int x3, int sa) {
+static inline wgc_plan wgc_make_plan(const c1d_shape *s, int x3) {
   wgc_plan p;
   const int bn = x3 ? wgc_tile<true>::BN : wgc_tile<false>::BN;
   const int wbytes = x3 ? wgc_tile<true>::WBYTES : wgc_tile<false>::WBYTES;
   p.x3 = x3;
-  p.sa = sa;
   p.kp = wgc_kp(s->K);
   p.cps = WGC_SLAB / p.kp;
   p.cpad = c1d_ceil_div(s->C, p.cps) * p.cps;
@@ -88,21 +86,19 @@ static inline wgc_plan wgc_make_plan(const c1d_shape *s, int x3, int sa) {
   p.pada = (int)c1d_pad_aligned(s);
   const int64_t stage = wbytes + 2 * (int64_t)p.cps * p.xw * 4;
   p.stage_bytes = stage > INT32_MAX / 8 ? INT32_MAX / 8 : (int)((stage + 1023) / 1024 * 1024);
-  /* two warpgroups x two tiles of 64 x 32 floats (1xTF32: two buffers; 3xTF32: big and small) */
-  p.abytes = sa ? 2 * 2 * (WGC_BM / 2) * WGC_SLAB * 4 : 0;
   for (p.stages = WGC_MAX_STAGES; p.stages > 3; p.stages--)
-    if (p.stages * (int64_t)p.stage_bytes + p.abytes + 16 * p.stages + 1024 <= C1D_SMEM_OPTIN_MAX) break;
-  p.smem = p.stages * (int64_t)p.stage_bytes + p.abytes + 16 * p.stages + 1024;
+    if (p.stages * (int64_t)p.stage_bytes + 16 * p.stages + 1024 <= C1D_SMEM_OPTIN_MAX) break;
+  p.smem = p.stages * (int64_t)p.stage_bytes + 16 * p.stages + 1024;
   return p;
 }
 
 /* NULL, or why the engine cannot run the shape here. */
-static inline const char *wgc_supported(const c1d_shape *s, int x3, int sa) {
+static inline const char *wgc_supported(const c1d_shape *s, int x3) {
   if (s->K > 8) return "K > 8: the tensor-core kernels cover at most 8 taps per channel";
-  if (c1d_pad(s) > (INT64_C(1) << 20) || wgc_make_plan(s, x3, sa).smem > C1D_SMEM_OPTIN_MAX)
+  if (c1d_pad(s) > (INT64_C(1) << 20) || wgc_make_plan(s, x3).smem > C1D_SMEM_OPTIN_MAX)
     return "the staged windows of (K-1)*D + 64 inputs per channel, three stages deep, exceed the "
            "227 KiB of shared memory a block may use";
-  if (s->O > INT32_MAX || wgc_make_plan(s, x3, sa).r > INT32_MAX)
+  if (s->O > INT32_MAX || wgc_make_plan(s, x3).r > INT32_MAX)
     return "O or C*K beyond the bulk tensor copy's 32-bit coordinates";
   if (!c1d_gpu_unavailable()) {
     c1d_gpu_info info;
@@ -168,10 +164,7 @@ static __device__ __forceinline__ void wgc_cp_wait(int stages) {
   else c1d_cp_async_wait<0>();
 }
 
-/* A tile of shared-memory operand A (SA): 64 times x 32 reduction entries, 128-byte swizzle. */
-#define WGC_ATILE ((WGC_BM / 2) * WGC_SLAB * 4)
-
-template <bool X3, bool SA, int KP>
+template <bool X3, int KP>
 __global__ void __launch_bounds__(WGC_THREADS, 1)
     wgc_conv_kernel(const __grid_constant__ CUtensorMap wmap, const c1d_shape s, const wgc_plan p,
                     const int xvec, const float *__restrict__ x, const float *__restrict__ b,
@@ -182,8 +175,7 @@ __global__ void __launch_bounds__(WGC_THREADS, 1)
   uint8_t *const base =
       wgc_smem_raw + ((1024 - ((uint32_t)__cvta_generic_to_shared(wgc_smem_raw) & 1023)) & 1023);
   const int S = p.stages, PD = p.stages - 2;
-  uint8_t *const abase = base + S * p.stage_bytes; /* SA: this block's A tiles */
-  uint64_t *const full = reinterpret_cast<uint64_t *>(abase + p.abytes), *const empty = full + S;
+  uint64_t *const full = reinterpret_cast<uint64_t *>(base + S * p.stage_bytes), *const empty = full + S;
   const int tid = threadIdx.x, wg = tid >> 7, wtid = tid & 127, warp = (tid >> 5) & 3, lane = tid & 31,
             g = lane >> 2, q = lane & 3;
   const int K = (int)s.K, D = K > 1 ? (int)s.D : 0, pad = (K - 1) * D;
@@ -197,16 +189,6 @@ __global__ void __launch_bounds__(WGC_THREADS, 1)
       const int r = 8 * ks + q + 4 * h, c_rel = r / KP, k = r % KP;
       off[ks][h] = c_rel * p.xw + (k < K ? k : K - 1) * D + p.pada - pad + warp * 16 + g;
     }
-  /* SA: this thread builds chunk c = wtid % 8 (reduction entries 4c..4c+3) of rows wtid / 8 + 16m of its
-   * warpgroup's A tile; aoff[i] is entry 4c+i's offset in the x window at row wtid / 8. */
-  int aoff[4];
-  const int arow = wtid >> 3, achunk = wtid & 7, aswz = (achunk ^ (arow & 7)) << 4;
-#pragma unroll
-  for (int i = 0; i < 4; i++) {
-    const int r = 4 * achunk + i, c_rel = r / KP, k = r % KP;
-    aoff[i] = c_rel * p.xw + (k < K ? k : K - 1) * D + p.pada - pad + arow;
-  }
-  uint8_t *const atiles = abase + wg * (p.abytes / 2);
   if (tid == 0) {
     for (int st = 0; st < S; st++) wg_bar_init(&full[st], 1), wg_bar_init(&empty[st], 2);
     wg_bar_fence_init();
@@ -222,7 +204,8 @@ __global__ void __launch_bounds__(WGC_THREADS, 1)
   C1D_FOR_BLOCK_X(tb, c1d_ceil_div(s.L, WGC_BM)) {
     const int64_t o0 = ob * BN, t0 = tb * WGC_BM, tw = t0 + wg * HALF;
     float acc[NREG];
-    wg_wait<0>(); /* (nothing is pending here; without it ptxas serialises the SA loop's wgmmas, C7515) */
+    wg_wait<0>(); /* nothing is pending here; it ends ptxas's wgmma pipeline analysis at the tile (a
+                   * variant that kept wgmmas in flight across slabs was serialised without it, C7515) */
 #pragma unroll
     for (int j = 0; j < NREG / 4; j++)
 #pragma unroll
@@ -248,7 +231,6 @@ __global__ void __launch_bounds__(WGC_THREADS, 1)
       if (sl < nslab) issue(sl);
       c1d_cp_async_commit();
     }
-    uint32_t prev_st = 0; /* SA, 1xTF32: the stage whose wgmmas complete one slab later */
 #pragma unroll 1
     for (int sl = 0; sl < nslab; sl++) {
       wgc_cp_wait(S);   /* this thread's copies of slab sl have landed */
@@ -260,125 +242,54 @@ __global__ void __launch_bounds__(WGC_THREADS, 1)
       const uint8_t *sb = base + st * p.stage_bytes;
       const float *xs = reinterpret_cast<const float *>(sb + T::WBYTES + wg * xbytes);
       wg_bar_wait(&full[st], parity);
-      if constexpr (SA) {
-        /* A tile(s) of this slab: 1xTF32 alternates two buffers (the previous slab's wgmmas may still
-         * read the other), 3xTF32 waits for every chain and keeps big and small in one pair. */
-        uint8_t *const at = atiles + (X3 ? 0 : (sl & 1)) * WGC_ATILE;
+      if constexpr (!X3) {
+        uint32_t a[4][4];
 #pragma unroll
-        for (int m = 0; m < 4; m++) {
-          float v[4];
+        for (int ks = 0; ks < 4; ks++) wgc_load_a(xs, off[ks], a[ks]);
+        uint64_t desc[4];
 #pragma unroll
-          for (int i = 0; i < 4; i++) v[i] = xs[aoff[i] + 16 * m];
-          uint4 big, small;
-          uint32_t *bp = &big.x, *sp = &small.x;
+        for (int ks = 0; ks < 4; ks++) desc[ks] = wg_desc_pin(wg_desc_sw128(sb) + 2 * ks);
+        wg_hold(acc);
+        wg_fence();
 #pragma unroll
-          for (int i = 0; i < 4; i++) {
-            bp[i] = wgc_tf32_rna(v[i]);
-            if constexpr (X3) sp[i] = wgc_tf32_rna(c1d_sub(v[i], __uint_as_float(bp[i])));
-          }
-          const int off = (arow + 16 * m) * 128 + aswz;
-          *reinterpret_cast<uint4 *>(at + off) = big;
-          if constexpr (X3) *reinterpret_cast<uint4 *>(at + WGC_ATILE + off) = small;
-        }
-        wg_fence_proxy();
-        wg_sync(1 + wg); /* the whole tile is written before any wgmma reads it */
-        if constexpr (!X3) {
-          uint64_t da[4], db[4];
-#pragma unroll
-          for (int ks = 0; ks < 4; ks++) {
-            da[ks] = wg_desc_pin(wg_desc_sw128(at) + 2 * ks);
-            db[ks] = wg_desc_pin(wg_desc_sw128(sb) + 2 * ks);
-          }
-          wg_fence();
-#pragma unroll
-          for (int ks = 0; ks < 4; ks++) wg_mma_ss_64x256x8(acc, da[ks], db[ks], 1);
-          wg_commit();
-          wg_wait<1>(); /* the previous slab's wgmmas are done: release its weights */
-          if (sl > 0 && wtid == 0) wg_bar_arrive(&empty[prev_st]);
-          prev_st = st;
-        } else {
-          float t[NREG];
-#pragma unroll
-          for (int ch = 0; ch < 2; ch++) {
-            uint64_t dab[2], das[2], dbb[2], dbs[2];
-#pragma unroll
-            for (int c = 0; c < 2; c++) {
-              const int ks = 2 * ch + c;
-              dab[c] = wg_desc_pin(wg_desc_sw128(at) + 2 * ks);
-              das[c] = wg_desc_pin(wg_desc_sw128(at + WGC_ATILE) + 2 * ks);
-              dbb[c] = wg_desc_pin(wg_desc_sw128(sb) + 2 * ks);
-              dbs[c] = wg_desc_pin(wg_desc_sw128(sb + BN * WGC_SLAB * 4) + 2 * ks);
-            }
-            wg_fence();
-#pragma unroll
-            for (int c = 0; c < 2; c++) {
-              wg_mma_ss_64x128x8(t, dab[c], dbs[c], c); /* x_big * w_small (t = +0 first) */
-              wg_mma_ss_64x128x8(t, das[c], dbb[c], 1); /* x_small * w_big */
-              wg_mma_ss_64x128x8(t, dab[c], dbb[c], 1); /* x_big * w_big */
-            }
-            wg_commit();
-            wg_wait<0>();
-            wg_hold(t);
-#pragma unroll
-            for (int i = 0; i < NREG; i++) acc[i] = c1d_add(acc[i], t[i]);
-          }
-        }
+        for (int ks = 0; ks < 4; ks++) wg_mma_64x256x8(acc, a[ks], desc[ks], 1);
+        wg_commit();
+        wg_wait<0>();
+        wg_hold(acc);
+        wgc_hold_u(a);
       } else {
-  if constexpr (!X3) {
-          uint32_t a[4][4];
+        float t[NREG];
 #pragma unroll
-          for (int ks = 0; ks < 4; ks++) wgc_load_a(xs, off[ks], a[ks]);
-          uint64_t desc[4];
+        for (int ch = 0; ch < 2; ch++) {
+          uint32_t ab[2][4], as[2][4];
 #pragma unroll
-          for (int ks = 0; ks < 4; ks++) desc[ks] = wg_desc_pin(wg_desc_sw128(sb) + 2 * ks);
-          wg_hold(acc);
+          for (int c = 0; c < 2; c++) wgc_load_a_split(xs, off[2 * ch + c], ab[c], as[c]);
+          uint64_t dbig[2], dsmall[2];
+#pragma unroll
+          for (int c = 0; c < 2; c++) {
+            dbig[c] = wg_desc_pin(wg_desc_sw128(sb) + 2 * (2 * ch + c));
+            dsmall[c] = wg_desc_pin(wg_desc_sw128(sb + BN * WGC_SLAB * 4) + 2 * (2 * ch + c));
+          }
           wg_fence();
 #pragma unroll
-          for (int ks = 0; ks < 4; ks++) wg_mma_64x256x8(acc, a[ks], desc[ks], 1);
+          for (int c = 0; c < 2; c++) {
+            wg_mma_64x128x8(t, ab[c], dsmall[c], c); /* x_big * w_small (t = +0 first) */
+            wg_mma_64x128x8(t, as[c], dbig[c], 1);   /* x_small * w_big */
+            wg_mma_64x128x8(t, ab[c], dbig[c], 1);   /* x_big * w_big */
+          }
           wg_commit();
           wg_wait<0>();
-          wg_hold(acc);
-          wgc_hold_u(a);
-        } else {
-          float t[NREG];
+          wg_hold(t);
+          wgc_hold_u(ab);
+          wgc_hold_u(as);
 #pragma unroll
-          for (int ch = 0; ch < 2; ch++) {
-            uint32_t ab[2][4], as[2][4];
-#pragma unroll
-            for (int c = 0; c < 2; c++) wgc_load_a_split(xs, off[2 * ch + c], ab[c], as[c]);
-            uint64_t dbig[2], dsmall[2];
-#pragma unroll
-            for (int c = 0; c < 2; c++) {
-              dbig[c] = wg_desc_pin(wg_desc_sw128(sb) + 2 * (2 * ch + c));
-              dsmall[c] = wg_desc_pin(wg_desc_sw128(sb + BN * WGC_SLAB * 4) + 2 * (2 * ch + c));
-            }
-            wg_fence();
-#pragma unroll
-            for (int c = 0; c < 2; c++) {
-              wg_mma_64x128x8(t, ab[c], dsmall[c], c); /* x_big * w_small (t = +0 first) */
-              wg_mma_64x128x8(t, as[c], dbig[c], 1);   /* x_small * w_big */
-              wg_mma_64x128x8(t, ab[c], dbig[c], 1);   /* x_big * w_big */
-            }
-            wg_commit();
-            wg_wait<0>();
-            wg_hold(t);
-            wgc_hold_u(ab);
-            wgc_hold_u(as);
-#pragma unroll
-            for (int i = 0; i < NREG; i++) acc[i] = c1d_add(acc[i], t[i]);
-          }
+          for (int i = 0; i < NREG; i++) acc[i] = c1d_add(acc[i], t[i]);
         }
       }
-      if constexpr (X3 || !SA)
-        if (wtid == 0) wg_bar_arrive(&empty[st]); /* this warpgroup's wgmmas no longer read the weights */
-    }
-    if constexpr (SA && !X3) {
-      wg_wait<0>();
-      if (nslab > 0 && wtid == 0) wg_bar_arrive(&empty[prev_st]);
-      wg_hold(acc);
+      if (wtid == 0) wg_bar_arrive(&empty[st]); /* this warpgroup's wgmmas no longer read the weights */
     }
     c1d_cp_async_wait<0>();
-    wg_sync(1 + wg); /* the next tile's prologue overwrites this warpgroup's windows (and A tiles) */
+    wg_sync(1 + wg); /* the next tile's prologue overwrites this warpgroup's windows */
 
     /* epilogue: d[4j+e] is (time 16*warp + g + 8*(e/2) of the warpgroup, channel 8j + 2q + e%2) */
 #pragma unroll
@@ -430,14 +341,14 @@ static inline c1d_status wgc_encode_map(wgc_state *st, const char *name) {
   return C1D_OK;
 }
 
-static inline c1d_status wgc_setup(const c1d_shape *s, c1d_exec *ex, int x3, int sa, const char *name) {
-  const char *why = wgc_supported(s, x3, sa);
+static inline c1d_status wgc_setup(const c1d_shape *s, c1d_exec *ex, int x3, const char *name) {
+  const char *why = wgc_supported(s, x3);
   if (why) return c1d_fail(C1D_ERR_UNSUPPORTED, "%s: %s", name, why);
   wgc_state *st = NULL;
   if (posix_memalign((void **)&st, 64, sizeof *st) != 0 || !st)
     return c1d_fail(C1D_ERR_NO_MEMORY, "cannot allocate the %s state", name);
   memset(st, 0, sizeof *st);
-  st->plan = wgc_make_plan(s, x3, sa);
+  st->plan = wgc_make_plan(s, x3);
   ex->state = st;
   const size_t bytes = (size_t)(x3 ? 2 : 1) * (size_t)st->plan.opad * (size_t)st->plan.r * sizeof(float);
   c1d_status rc = c1d_gpu_malloc((void **)&st->wp, bytes, "the TF32 weights of the tensor-core kernel");
@@ -446,15 +357,15 @@ static inline c1d_status wgc_setup(const c1d_shape *s, c1d_exec *ex, int x3, int
   return rc;
 }
 
-template <bool X3, bool SA, int KP>
+template <bool X3, int KP>
 static c1d_status wgc_launch_conv(const c1d_shape *s, const wgc_state *ws, const float *x, const float *b,
                                   float *y, cudaStream_t stream) {
   c1d_status st = C1D_OK;
   const wgc_plan *p = &ws->plan;
   const dim3 grid = c1d_grid(c1d_ceil_div(s->L, WGC_BM), c1d_ceil_div(s->O, wgc_tile<X3>::BN), s->N);
-  C1D_CUDA(cudaFuncSetAttribute(wgc_conv_kernel<X3, SA, KP>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  C1D_CUDA(cudaFuncSetAttribute(wgc_conv_kernel<X3, KP>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 (int)p->smem));
-  wgc_conv_kernel<X3, SA, KP><<<grid, WGC_THREADS, (size_t)p->smem, stream>>>(ws->wmap, *s, *p,
+  wgc_conv_kernel<X3, KP><<<grid, WGC_THREADS, (size_t)p->smem, stream>>>(ws->wmap, *s, *p,
                                                                           c1d_x_rows_aligned(s, x), x, b, y);
   C1D_LAUNCHED("wgc_conv_kernel");
 done:
@@ -462,7 +373,7 @@ done:
 }
 
 /* The run: weights into TF32 parts, then the convolution. */
-template <bool X3, bool SA>
+template <bool X3>
 static c1d_status wgc_run(const c1d_shape *s, const float *x, const float *w, const float *b, float *y,
                           c1d_exec *ex, const char *name) {
   c1d_status st = C1D_OK;
@@ -475,18 +386,16 @@ static c1d_status wgc_run(const c1d_shape *s, const float *x, const float *w, co
       *s, p->kp, X3 ? 2 : 1, p->opad, p->r, w, ws->wp);
   C1D_LAUNCHED("wgc_weights_kernel");
   switch (p->kp) {
-    case 1: st = wgc_launch_conv<X3, SA, 1>(s, ws, x, b, y, stream); break;
-    case 2: st = wgc_launch_conv<X3, SA, 2>(s, ws, x, b, y, stream); break;
-    case 4: st = wgc_launch_conv<X3, SA, 4>(s, ws, x, b, y, stream); break;
-    default: st = wgc_launch_conv<X3, SA, 8>(s, ws, x, b, y, stream); break;
+    case 1: st = wgc_launch_conv<X3, 1>(s, ws, x, b, y, stream); break;
+    case 2: st = wgc_launch_conv<X3, 2>(s, ws, x, b, y, stream); break;
+    case 4: st = wgc_launch_conv<X3, 4>(s, ws, x, b, y, stream); break;
+    default: st = wgc_launch_conv<X3, 8>(s, ws, x, b, y, stream); break;
   }
   if (st != C1D_OK) return st;
   ex->algo[0] = '\0';
   snprintf(ex->math, sizeof ex->math, "%s",
-           X3 ? (SA ? "3xTF32 tensor cores (wgmma, A and B from smem: small*big + big*small + big*big)"
-                    : "3xTF32 tensor cores (wgmma: small*big + big*small + big*big)")
-              : (SA ? "TF32 tensor cores (wgmma m64n256k8, A and B from smem, rna inputs)"
-                    : "TF32 tensor cores (wgmma m64n256k8, rna inputs)"));
+           X3 ? "3xTF32 tensor cores (wgmma: small*big + big*small + big*big)"
+              : "TF32 tensor cores (wgmma m64n256k8, rna inputs)");
   ex->used_tf32 = 1;
 done:
   return st;

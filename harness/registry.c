@@ -28,10 +28,8 @@ extern const c1d_impl c1d_gpu_cudnn_fp32, c1d_gpu_cudnn_tf32, c1d_gpu_cudnn_fp32
     c1d_gpu_cudnn_tf32_fastest, c1d_gpu_cudnn_fp32_det, c1d_gpu_cudnn_tf32_det, c1d_gpu_cublas_im2col_fp32,
     c1d_gpu_cublas_im2col_tf32, c1d_gpu_cublas_im2col_fp32_fastest, c1d_gpu_cublas_im2col_tf32_fastest,
     c1d_gpu_tf32_inputs;
-/* the fast kernels: register-tiled FP32 and Kahan, TF32 and 3xTF32 tensor cores (Hopper wgmma; the
- * _smem_a variants stage the im2col of x in shared memory) */
-extern const c1d_impl c1d_gpu_fp32_fast, c1d_gpu_kahan_fast, c1d_gpu_tf32, c1d_gpu_3xtf32,
-    c1d_gpu_tf32_smem_a, c1d_gpu_3xtf32_smem_a;
+/* the fast kernels: register-tiled FP32 and Kahan, TF32 and 3xTF32 tensor cores (Hopper wgmma) */
+extern const c1d_impl c1d_gpu_fp32_fast, c1d_gpu_kahan_fast, c1d_gpu_tf32, c1d_gpu_3xtf32;
 #endif
 
 static const c1d_impl *const table[] = {
@@ -62,8 +60,6 @@ static const c1d_impl *const table[] = {
     &c1d_gpu_kahan_fast,
     &c1d_gpu_tf32,
     &c1d_gpu_3xtf32,
-    &c1d_gpu_tf32_smem_a,
-    &c1d_gpu_3xtf32_smem_a,
 #endif
 };
 

@@ -59,8 +59,8 @@ dmon=$!
 run "bench + PyTorch cross-check" 200 "$out/story.txt" \
   env CONVLAB="$convlab" bash scripts/crosscheck.sh "$out/story" --repeats 30 --quiet
 kill "$dmon" 2>/dev/null
-awk 'NR > 2 && $2 + 0 > 0 { if ($2 > p) p = $2; if ($9 + 0 > 0 && (m == 0 || $9 < m)) m = $9 }
-     END { printf "power max %s W, lowest SM clock under load %s MHz (nvidia-smi dmon)\n", p, m }' \
+awk '$1 == "0" && $2 + 0 > 200 { n++; if ($2 > p) p = $2; if (m == 0 || $6 < m) m = $6 }
+     END { printf "power max %s W, lowest SM clock above 200 W %s MHz (%d s, nvidia-smi dmon)\n", p, m, n }' \
   "$out/dmon.txt"
 
 # 2. make run's command, timed (it builds first; the build is not timed here)
