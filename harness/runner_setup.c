@@ -111,6 +111,10 @@ int c1d_run_memory_parts(const c1d_run_config *cfg, c1d_memory_part *parts) {
   /* The naive order's output, sigma, the classification's arrays and one model's full arrays
    * (harness/explain.h), plus a model's rounded copies of x and w while it is made. */
   PART("the explainer's reference noise, models and classification", c1d_explainer_host_bytes(s) + 8.0 * (nx + nw));
+  c1d_shape part = *s; /* the CPU rows' own explainer when they cover only the first batch rows */
+  part.N = cfg->cpu_batch_rows;
+  PART("the CPU rows' explainer (their batch rows)",
+       cfg->cpu_batch_rows > 0 && cfg->cpu_batch_rows < s->N ? c1d_explainer_host_bytes(&part) : 0.0);
   PART("the metrics' per-thread tables and block sums", threads * 16384.0 + ny / 256.0);
   PART("the per-trial result tables", rows * cfg->trials * (double)sizeof(c1d_trial_result));
   PART("the JSON report (tree and text)", rows * cfg->trials * json_values * JSON_BYTES_PER_VALUE);
