@@ -26,7 +26,7 @@ extern const c1d_impl c1d_gpu_naive, c1d_gpu_tap_partial, c1d_gpu_kahan, c1d_gpu
 /* library baselines (cuDNN, cuBLAS) and the TF32 model on the GPU */
 extern const c1d_impl c1d_gpu_cudnn_fp32, c1d_gpu_cudnn_tf32, c1d_gpu_cudnn_fp32_fastest,
     c1d_gpu_cudnn_tf32_fastest, c1d_gpu_cudnn_fp32_det, c1d_gpu_cudnn_tf32_det, c1d_gpu_cublas_im2col_fp32,
-    c1d_gpu_cublas_im2col_tf32, c1d_gpu_cublas_im2col_fp32_fastest, c1d_gpu_cublas_im2col_tf32_fastest,
+    c1d_gpu_cublas_im2col_tf32, c1d_gpu_cublas_fp32_best, c1d_gpu_cublas_tf32_best,
     c1d_gpu_tf32_inputs;
 /* the fast kernels: register-tiled FP32 and Kahan, TF32 and 3xTF32 tensor cores (Hopper wgmma) */
 extern const c1d_impl c1d_gpu_fp32_fast, c1d_gpu_kahan_fast, c1d_gpu_tf32, c1d_gpu_3xtf32;
@@ -54,8 +54,8 @@ static const c1d_impl *const table[] = {
     &c1d_gpu_cudnn_tf32_det,
     &c1d_gpu_cublas_im2col_fp32,
     &c1d_gpu_cublas_im2col_tf32,
-    &c1d_gpu_cublas_im2col_fp32_fastest,
-    &c1d_gpu_cublas_im2col_tf32_fastest,
+    &c1d_gpu_cublas_fp32_best,
+    &c1d_gpu_cublas_tf32_best,
     &c1d_gpu_fp32_fast,
     &c1d_gpu_kahan_fast,
     &c1d_gpu_tf32,
