@@ -59,12 +59,13 @@ static const char *const bench_usage =
     "                     [--dilation D] [--bias] [--repeats R] [--ceiling-tflops T] [--dist NAME]\n"
     "                     [--seed S] [--oracle auto|cpu|gpu] [--out FILE.json] [--save-inputs DIR]";
 static const char *const bench_description =
-    "Times the GPU implementations (default: all) on the headline shape (N=32 C=O=256 L=8192 K=4 D=1,\n"
-    "no bias) or the given one: the median of R CUDA-event-timed runs after a warm-up, the L2 flushed\n"
-    "and y poisoned between runs. Per row: GFLOP/s, % of the FP32 ceiling, time over cuDNN's fastest\n"
-    "(cudnn_fp32_fastest, cudnn_tf32_fastest: cuDNN's own search; both always run), and the error against the float64 oracle, with the TF32\n"
-    "model (gpu_tf32_inputs, always run beside TF32 rows) next to each TF32 row. Table on stdout,\n"
-    "JSON under --out. Exit status: 0 ok; 1 no CUDA device (one line: \"convlab bench: no CUDA\n"
+    "Times the GPU implementations (default: every one of tier main and variant) on the headline\n"
+    "shape (N=32 C=O=256 L=8192 K=4 D=1, no bias) or the given one: the median of R CUDA-event-timed\n"
+    "runs after a warm-up, the L2 flushed and y poisoned between runs. Per row: GFLOP/s, % of the FP32\n"
+    "ceiling, time over cuDNN's fastest (cudnn_fp32_fastest, cudnn_tf32_fastest: cuDNN's own search;\n"
+    "both always run), the algorithm each library row chose, and the error against the float64 oracle,\n"
+    "with the TF32 model (gpu_tf32_inputs, always run beside TF32 rows) next to each TF32 row. Table on\n"
+    "stdout, JSON under --out. Exit status: 0 ok; 1 no CUDA device (one line: \"convlab bench: no CUDA\n"
     "device: ...\"), an implementation failed, or the run could not go on; 2 usage.";
 
 /* C1D_OK, or C1D_ERR_USAGE with the detail; *help set for --help. */
