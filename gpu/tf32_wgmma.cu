@@ -2,7 +2,8 @@
  * are rounded to TF32 once (cvt.rna.tf32.f32: nearest, ties away; w in the weight rewrite of each run, x
  * as its fragments leave shared memory), then an implicit GEMM on warpgroup wgmma m64n256k8 accumulates
  * in FP32, starting from b[o] (gpu/wgmma_conv.h: 128 times x 256 channels a block, the weights by the
- * bulk tensor copy, four slabs of 32 reduction entries in flight). sm_90a only.
+ * bulk tensor copy, up to three slabs of 32 reduction entries in flight ahead of the one in use).
+ * sm_90a only.
  * Accuracy: the input rounding dominates (relative L2 about 3e-4 on normal data); the tensor core sums
  * each k-step of 8 products in its own (non-IEEE) way, so the CPU model `tf32_inputs` (TF32 inputs, FP32
  * fma in the naive order) is a statistical twin: same relative L2 within a few percent, not the same bits.

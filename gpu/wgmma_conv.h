@@ -18,7 +18,7 @@
  * its empty barrier once its wgmmas are done; thread 0 refills a buffer when both have released it. So
  * one warpgroup's fragment loads and waits overlap the other's wgmmas, with no block-wide barrier.
  * The tensor core sums each k-step's eight products exactly and rounds the result toward zero
- * (mma.sync measured: notes/fast-kernels.md; wgmma checked the same way by the statistical twins):
+ * (mma.sync measured: notes/fast-kernels.md; wgmma agrees: its errors match the models that assume it):
  *   1xTF32 (gpu_tf32):   acc = b[o]; per k-step acc = wgmma(x_big, w_big, acc)
  *   3xTF32 (gpu_3xtf32): acc = b[o]; per chain of two k-steps: t = +0; per k-step
  *                        t = wgmma(x_big, w_small, t); t = wgmma(x_small, w_big, t);
