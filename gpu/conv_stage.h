@@ -69,15 +69,16 @@ static inline int c1d_x_rows_aligned(const c1d_shape *s, const float *x) {
 
 /* Issues (does not wait for) the copies of channels [c0, c0+cs) of batch row n, output times
  * [t0, t0+bn), into xs (cs rows of xw floats). vec: rows 16-byte aligned (c1d_x_rows_aligned) and t0 a
- * multiple of 4. Every thread of the block calls it with the same arguments. */
-static __device__ __forceinline__ void c1d_stage_x_window(float *xs, const float *__restrict__ x,
-                                                          const c1d_shape &s, int64_t n, int64_t c0,
-                                                          int cs, int64_t t0, int bn, int xw, int pada,
-                                                          bool vec) {
+ * multiple of 4. Threads tid = 0..nthreads-1 (a block, or one warpgroup of it) call it with the same
+ * arguments and share the copies. */
+static __device__ __forceinline__ void c1d_stage_x_window_by(float *xs, const float *__restrict__ x,
+                                                             const c1d_shape &s, int64_t n, int64_t c0, int cs,
+                                                             int64_t t0, int bn, int xw, int pada, bool vec,
+                                                             int tid, int nthreads) {
   const int win = bn + pada;
   if (vec) {
     const int q4 = win >> 2; /* win is a multiple of 4 */
-    for (int i = threadIdx.x; i < cs * q4; i += blockDim.x) {
+    for (int i = tid; i < cs * q4; i += nthreads) {
       const int c = i / q4, q = i - c * q4;
       const int64_t t = t0 - pada + 4 * q; /* a multiple of 4: the chunk lies wholly in or out */
       const bool ok = c0 + c < s.C && t >= 0 && t < s.L;
@@ -85,7 +86,7 @@ static __device__ __forceinline__ void c1d_stage_x_window(float *xs, const float
       c1d_cp_async16(xs + c * xw + 4 * q, src, ok);
     }
   } else {
-    for (int i = threadIdx.x; i < cs * win; i += blockDim.x) {
+    for (int i = tid; i < cs * win; i += nthreads) {
       const int c = i / win, j = i - c * win;
       const int64_t t = t0 - pada + j;
       const bool ok = c0 + c < s.C && t >= 0 && t < s.L;
@@ -93,6 +94,14 @@ static __device__ __forceinline__ void c1d_stage_x_window(float *xs, const float
       c1d_cp_async4(xs + c * xw + j, src, ok);
     }
   }
+}
+
+/* The same, shared by every thread of the block. */
+static __device__ __forceinline__ void c1d_stage_x_window(float *xs, const float *__restrict__ x,
+                                                          const c1d_shape &s, int64_t n, int64_t c0,
+                                                          int cs, int64_t t0, int bn, int xw, int pada,
+                                                          bool vec) {
+  c1d_stage_x_window_by(xs, x, s, n, c0, cs, t0, bn, xw, pada, vec, threadIdx.x, blockDim.x);
 }
 
 #endif

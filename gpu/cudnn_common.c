@@ -5,10 +5,13 @@
  * with padding 0. The copy is inside the timed region, as F.pad is inside PyTorch's. With P = 0 (K = 1)
  * the convolution reads x directly.
  *
- * Algorithm choice: cudnnGetConvolutionForwardAlgorithm_v7's list, in cuDNN's order of preference; the
- * first entry that succeeds, is deterministic, needs at most C1D_CUDNN_MAX_WORKSPACE bytes and (with FMA
- * math) reports CUDNN_FMA_MATH. As PyTorch does, the descriptor's math type is then set to the math type
- * cuDNN reported for that entry, and the workspace is sized by cudnnGetConvolutionForwardWorkspaceSize.
+ * Algorithm choice (c1d_cudnn_choice): cudnnGetConvolutionForwardAlgorithm_v7's list in cuDNN's order of
+ * preference, or cudnnFindConvolutionForwardAlgorithmEx's in measured order (timed in setup on hashed
+ * inputs in temporary buffers, with a workspace as large as the heuristic list's largest entry, capped);
+ * the first entry that succeeds, needs at most C1D_CUDNN_MAX_WORKSPACE bytes, is deterministic where
+ * that is asked for and (with FMA math) reports CUDNN_FMA_MATH. As PyTorch does, the descriptor's math
+ * type is then set to the math type cuDNN reported for that entry, and the workspace is sized by
+ * cudnnGetConvolutionForwardWorkspaceSize.
  * What was used is measured by the TF32 probe (gpu/tf32_probe.h) at the real shape. */
 #include "gpu/cudnn_common.h"
 
@@ -138,11 +141,54 @@ done:
   return st;
 }
 
-c1d_status c1d_cudnn_setup(const c1d_shape *s, int allow_tf32, c1d_exec *ex) {
+/* cudnnFindConvolutionForwardAlgorithmEx on hashed inputs in temporary buffers; perf sorted by time.
+ * The workspace offered is the largest the heuristic list asks for, capped by C1D_CUDNN_MAX_WORKSPACE and
+ * by half the free device memory. */
+static c1d_status find_fastest(const c1d_shape *s, cudnn_state *c, const cudnnConvolutionFwdAlgoPerf_t *heur,
+                               int nheur, cudnnConvolutionFwdAlgoPerf_t *perf, int max_count, int *returned) {
+  c1d_status st = C1D_OK;
+  float *px = NULL, *pw = NULL, *py = NULL;
+  void *ws = NULL;
+  size_t ws_bytes = 0, free_b = 0, total_b = 0;
+  const int64_t nx = s->N * s->C * (s->L + c1d_pad(s));
+  for (int i = 0; i < nheur; i++)
+    if (heur[i].status == CUDNN_STATUS_SUCCESS && heur[i].memory <= C1D_CUDNN_MAX_WORKSPACE &&
+        heur[i].memory > ws_bytes)
+      ws_bytes = heur[i].memory;
+  if ((st = c1d_gpu_malloc((void **)&px, (size_t)nx * sizeof(float), "the cuDNN search input")) ||
+      (st = c1d_gpu_malloc((void **)&pw, (size_t)c1d_w_count(s) * sizeof(float), "the cuDNN search filter")) ||
+      (st = c1d_gpu_malloc((void **)&py, (size_t)c1d_y_count(s) * sizeof(float), "the cuDNN search output")))
+    goto done;
+  C1D_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  if (ws_bytes > free_b / 2) ws_bytes = free_b / 2;
+  if (ws_bytes && (st = c1d_gpu_malloc(&ws, ws_bytes, "the cuDNN search workspace"))) goto done;
+  if ((st = c1d_launch_fill_hashed(px, nx, 1u, 1.0f, NULL)) ||
+      (st = c1d_launch_fill_hashed(pw, c1d_w_count(s), 2u, 0.0625f, NULL)))
+    goto done;
+  C1D_CUDNN(cudnnSetStream(c->handle, NULL));
+  C1D_CUDNN(cudnnFindConvolutionForwardAlgorithmEx(c->handle, c->xd, px, c->wd, pw, c->cd, c->yd, py,
+                                                   max_count, returned, perf, ws, ws_bytes));
+done:
+  c1d_gpu_free(px);
+  c1d_gpu_free(pw);
+  c1d_gpu_free(py);
+  c1d_gpu_free(ws);
+  return st;
+}
+
+static const char *choice_name(c1d_cudnn_choice choice) {
+  return choice == C1D_CUDNN_FASTEST ? "fastest found" : choice == C1D_CUDNN_DETERMINISTIC ? "first deterministic"
+                                                                                          : "heuristic's first";
+}
+
+c1d_status c1d_cudnn_setup(const c1d_shape *s, int allow_tf32, c1d_cudnn_choice choice, c1d_exec *ex) {
   c1d_status st = C1D_OK;
   cudnn_state *c = NULL;
   cudnnConvolutionFwdAlgoPerf_t perf[2 * CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  cudnnConvolutionFwdAlgoPerf_t found[2 * CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  const cudnnConvolutionFwdAlgoPerf_t *list = perf;
   int returned = 0, chosen = -1, max_count = 0, probe = -1;
+  float found_ms = -1.0f;
   const int64_t P = c1d_pad(s), lp = s->L + P;
   const char *why = c1d_cudnn_supported(s);
 
@@ -184,23 +230,30 @@ c1d_status c1d_cudnn_setup(const c1d_shape *s, int allow_tf32, c1d_exec *ex) {
   if (max_count > (int)(sizeof perf / sizeof perf[0])) max_count = (int)(sizeof perf / sizeof perf[0]);
   C1D_CUDNN(cudnnGetConvolutionForwardAlgorithm_v7(c->handle, c->xd, c->wd, c->cd, c->yd, max_count,
                                                    &returned, perf));
+  if (choice == C1D_CUDNN_FASTEST) {
+    const int nheur = returned;
+    if ((st = find_fastest(s, c, perf, nheur, found, max_count, &returned))) goto done;
+    list = found;
+  }
   /* Pass 0 demands, with FMA math, an entry that reports FMA_MATH; pass 1 relaxes that (the descriptor
    * still restricts cuDNN to FMA kernels, and the probe checks it). */
   for (int pass = 0; pass < 2 && chosen < 0; pass++)
     for (int i = 0; i < returned && chosen < 0; i++) {
-      if (perf[i].status != CUDNN_STATUS_SUCCESS || perf[i].determinism != CUDNN_DETERMINISTIC) continue;
-      if (perf[i].memory > C1D_CUDNN_MAX_WORKSPACE) continue;
-      if (!allow_tf32 && pass == 0 && perf[i].mathType != CUDNN_FMA_MATH) continue;
+      if (list[i].status != CUDNN_STATUS_SUCCESS) continue;
+      if (choice == C1D_CUDNN_DETERMINISTIC && list[i].determinism != CUDNN_DETERMINISTIC) continue;
+      if (list[i].memory > C1D_CUDNN_MAX_WORKSPACE) continue;
+      if (!allow_tf32 && pass == 0 && list[i].mathType != CUDNN_FMA_MATH) continue;
       chosen = i;
     }
   if (chosen < 0) {
-    st = c1d_fail(C1D_ERR_UNSUPPORTED,
-                  "cuDNN offered no deterministic %s algorithm for this shape (%d candidates)",
+    st = c1d_fail(C1D_ERR_UNSUPPORTED, "cuDNN offered no %s%s algorithm for this shape (%d candidates)",
+                  choice == C1D_CUDNN_DETERMINISTIC ? "deterministic " : "",
                   allow_tf32 ? "float32" : "FMA-math", returned);
     goto done;
   }
-  c->algo = perf[chosen].algo;
-  C1D_CUDNN(cudnnSetConvolutionMathType(c->cd, allow_tf32 ? perf[chosen].mathType : CUDNN_FMA_MATH));
+  c->algo = list[chosen].algo;
+  if (choice == C1D_CUDNN_FASTEST) found_ms = list[chosen].time;
+  C1D_CUDNN(cudnnSetConvolutionMathType(c->cd, allow_tf32 ? list[chosen].mathType : CUDNN_FMA_MATH));
   C1D_CUDNN(cudnnGetConvolutionForwardWorkspaceSize(c->handle, c->xd, c->wd, c->cd, c->yd, c->algo,
                                                     &c->workspace_bytes));
   if (c->workspace_bytes &&
@@ -216,9 +269,13 @@ c1d_status c1d_cudnn_setup(const c1d_shape *s, int allow_tf32, c1d_exec *ex) {
   if (c->xpad) /* zeroed after the probe ran; the pad columns stay zero from here on */
     C1D_CUDA(cudaMemset(c->xpad, 0, (size_t)(s->N * s->C * lp) * sizeof(float)));
   C1D_CUDA(cudaDeviceSynchronize());
-  snprintf(c->algo_name, sizeof c->algo_name, "%s", algo_name(c->algo));
+  if (found_ms >= 0.0f)
+    snprintf(c->algo_name, sizeof c->algo_name, "%s (%s: %.3f ms in cuDNN's search, %d timed)",
+             algo_name(c->algo), choice_name(choice), (double)found_ms, returned);
+  else
+    snprintf(c->algo_name, sizeof c->algo_name, "%s (%s)", algo_name(c->algo), choice_name(choice));
   {
-    const cudnnMathType_t m = perf[chosen].mathType;
+    const cudnnMathType_t m = list[chosen].mathType;
     const int reported_tf32 = m != CUDNN_FMA_MATH; /* float data: any other type permits TF32 */
     c->used_tf32 = probe >= 0 ? probe : reported_tf32;
     if (!allow_tf32)

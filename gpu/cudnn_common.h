@@ -5,7 +5,8 @@
  * by cudnnAddTensor after the convolution (one more rounding per element, as PyTorch's cuDNN path does).
  *
  * Only the legacy (v7) API is used, because the development machine has cuDNN 9.19 and the H200 machine
- * 9.14: cudnnGetConvolutionForwardAlgorithm_v7, cudnnSetConvolutionMathType, cudnnConvolutionForward. */
+ * 9.14: cudnnGetConvolutionForwardAlgorithm_v7, cudnnFindConvolutionForwardAlgorithmEx,
+ * cudnnSetConvolutionMathType, cudnnConvolutionForward. */
 #ifndef C1D_CUDNN_COMMON_H
 #define C1D_CUDNN_COMMON_H
 
@@ -19,13 +20,23 @@ extern "C" {
  * element count beyond cuDNN's int descriptors). */
 const char *c1d_cudnn_supported(const c1d_shape *s);
 
-/* Creates the handle and descriptors, chooses the algorithm (the first of cuDNN's heuristic list that is
- * deterministic, succeeds and, for FMA math, reports FMA math), allocates the workspace and the zeroed
- * pad buffer, runs the TF32 probe (gpu/tf32_probe.h) and fills ex->algo, ex->math, ex->used_tf32.
- * allow_tf32 = 0 sets CUDNN_FMA_MATH, 1 CUDNN_DEFAULT_MATH (PyTorch's setting when
- * torch.backends.cudnn.allow_tf32 is True). On success ex->state owns everything; on failure nothing
- * is left allocated and the status names the failing call. */
-c1d_status c1d_cudnn_setup(const c1d_shape *s, int allow_tf32, c1d_exec *ex);
+/* How the algorithm is chosen, as PyTorch chooses it:
+ *   HEURISTIC      the first entry of cudnnGetConvolutionForwardAlgorithm_v7's list that succeeds
+ *                  (PyTorch's default, torch.backends.cudnn.benchmark = False);
+ *   FASTEST        the fastest entry cudnnFindConvolutionForwardAlgorithmEx measures on this shape
+ *                  (benchmark = True), timed on hashed inputs in setup;
+ *   DETERMINISTIC  the first entry of the heuristic list that is deterministic
+ *                  (torch.use_deterministic_algorithms(True)).
+ * Every choice needs at most C1D_CUDNN_MAX_WORKSPACE bytes and, with FMA math, an entry that reports
+ * FMA math where one exists. */
+typedef enum c1d_cudnn_choice { C1D_CUDNN_HEURISTIC, C1D_CUDNN_FASTEST, C1D_CUDNN_DETERMINISTIC } c1d_cudnn_choice;
+
+/* Creates the handle and descriptors, chooses the algorithm, allocates the workspace and the zeroed
+ * pad buffer, runs the TF32 probe (gpu/tf32_probe.h) and fills ex->algo (the algorithm and how it was
+ * chosen), ex->math, ex->used_tf32. allow_tf32 = 0 sets CUDNN_FMA_MATH, 1 CUDNN_DEFAULT_MATH
+ * (PyTorch's setting when torch.backends.cudnn.allow_tf32 is True). On success ex->state owns
+ * everything; on failure nothing is left allocated and the status names the failing call. */
+c1d_status c1d_cudnn_setup(const c1d_shape *s, int allow_tf32, c1d_cudnn_choice choice, c1d_exec *ex);
 
 /* Frees what setup allocated; a NULL ex->state does nothing. */
 void c1d_cudnn_teardown(c1d_exec *ex);

@@ -36,6 +36,17 @@ __global__ void fill_kernel(float *__restrict__ p, int64_t count, float value) {
     p[i] = value;
 }
 
+/* Uniform values in [-scale, scale) from a hash of the index: timing inputs that are neither zeros nor a
+ * constant (the tensor cores' speed depends a little on the data). */
+__global__ void fill_hashed_kernel(float *__restrict__ p, int64_t count, uint32_t seed, float scale) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < count;
+       i += (int64_t)gridDim.x * blockDim.x) {
+    uint32_t h = (uint32_t)i * 0x9E3779B1u ^ (uint32_t)(i >> 32) ^ seed;
+    h ^= h >> 16, h *= 0x85EBCA6Bu, h ^= h >> 13, h *= 0xC2B2AE35u, h ^= h >> 16;
+    p[i] = scale * ((float)(h >> 8) * (2.0f / 16777216.0f) - 1.0f);
+  }
+}
+
 // --- launchers -----------------------------------------------------------------------------------
 
 /* Enough blocks to fill the device several times over; the grid-stride loops cover the rest. */
@@ -68,6 +79,15 @@ extern "C" c1d_status c1d_launch_fill(float *p, int64_t count, float value, void
   c1d_status st = C1D_OK;
   fill_kernel<<<grid_for(count, 256), 256, 0, (cudaStream_t)stream>>>(p, count, value);
   C1D_LAUNCHED("fill_kernel");
+done:
+  return st;
+}
+
+extern "C" c1d_status c1d_launch_fill_hashed(float *p, int64_t count, uint32_t seed, float scale,
+                                             void *stream) {
+  c1d_status st = C1D_OK;
+  fill_hashed_kernel<<<grid_for(count, 256), 256, 0, (cudaStream_t)stream>>>(p, count, seed, scale);
+  C1D_LAUNCHED("fill_hashed_kernel");
 done:
   return st;
 }

@@ -1,5 +1,5 @@
 /* Device helpers of the library baselines: the im2col unfold that feeds cuBLAS, a bias fill that lets
- * one GEMM add the bias with beta = 1, and a plain float fill (probe inputs). Launchers are C-callable;
+ * one GEMM add the bias with beta = 1, and float fills (probe inputs, timing inputs). Launchers are C-callable;
  * each checks its launch and returns C1D_ERR_CUDA naming the kernel on failure. Pointers are device
  * pointers; stream is a cudaStream_t (NULL: the default stream). */
 #ifndef C1D_IM2COL_H
@@ -23,6 +23,9 @@ c1d_status c1d_launch_bias_fill(const c1d_shape *s, const float *b, float *y, vo
 
 /* p[i] = value for i < count. */
 c1d_status c1d_launch_fill(float *p, int64_t count, float value, void *stream);
+
+/* p[i] uniform in [-scale, scale) from a hash of (i, seed): inputs for timing algorithm searches. */
+c1d_status c1d_launch_fill_hashed(float *p, int64_t count, uint32_t seed, float scale, void *stream);
 
 #ifdef __cplusplus
 }

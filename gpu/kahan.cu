@@ -51,7 +51,6 @@ extern "C" const c1d_impl c1d_gpu_kahan = {
     .precision = C1D_PREC_FP32_COMP,
     .twin = "kahan",
     .twin_bit_exact = 1,
-    .mutant = 0,
     .supported = NULL,
     .setup = NULL,
     .teardown = NULL,

@@ -13,15 +13,14 @@
 
 #define KFAST_TM 4
 #define KFAST_BM (16 * KFAST_TM)
-/* The engine variant behind gpu_kahan_fast (as gpu_fp32_fast's FAST_VARIANT; same bits in all).
- * Measured on an H200 at the headline shape: v0 6.149 ms, v1 5.759, v2 6.099. */
-#define KFAST_VARIANT 1
+/* K = 4, D = 1 runs simt_cfg_fixed_8w (compile-time staging), the fastest of the three engine versions
+ * measured on an H200 at the headline shape (5.759 ms; notes/fast-kernels.md); other shapes the general
+ * instance. Same bits in all. */
 
 static const char *kahan_fast_supported(const c1d_shape *s) { return simt_supported(s, KFAST_BM, 128); }
 
-template <int VAR>
-static c1d_status launch_kahan_fast_var(const c1d_shape *s, const float *x, const float *w,
-                                        const float *b, float *y, c1d_exec *ex) {
+static c1d_status launch_kahan_fast(const c1d_shape *s, const float *x, const float *w, const float *b,
+                                    float *y, c1d_exec *ex) {
   const char *why = kahan_fast_supported(s);
   if (why) return c1d_fail(C1D_ERR_UNSUPPORTED, "gpu_kahan_fast: %s (K=%lld, D=%lld)", why,
                            (long long)s->K, (long long)s->D);
@@ -33,15 +32,10 @@ static c1d_status launch_kahan_fast_var(const c1d_shape *s, const float *x, cons
     ex->used_tf32 = 0;
   }
   if (s->K == 4 && s->D == 1)
-    return simt_launch<KFAST_TM, 8, 4, 1, true, VAR>(s, &g, x, w, b, y, stream,
+    return simt_launch<KFAST_TM, 8, 4, 1, true, simt_cfg_fixed_8w>(s, &g, x, w, b, y, stream,
                                                      "simt_conv_kernel<kahan,K=4,D=1>");
-  return simt_launch<KFAST_TM, 8, 0, 0, true, 0>(s, &g, x, w, b, y, stream,
+  return simt_launch<KFAST_TM, 8, 0, 0, true, simt_cfg_general>(s, &g, x, w, b, y, stream,
                                                  "simt_conv_kernel<kahan,general>");
-}
-
-static c1d_status launch_kahan_fast(const c1d_shape *s, const float *x, const float *w, const float *b,
-                                    float *y, c1d_exec *ex) {
-  return launch_kahan_fast_var<KFAST_VARIANT>(s, x, w, b, y, ex);
 }
 
 extern "C" const c1d_impl c1d_gpu_kahan_fast = {
@@ -52,33 +46,8 @@ extern "C" const c1d_impl c1d_gpu_kahan_fast = {
     .precision = C1D_PREC_FP32_COMP,
     .twin = "kahan_blocked",
     .twin_bit_exact = 1,
-    .mutant = 0,
     .supported = kahan_fast_supported,
     .setup = NULL,
     .teardown = NULL,
     .run = launch_kahan_fast,
 };
-
-// --- the variants, not registered --------------------------------------------------------------------
-
-#define KFAST_VARIANT_IMPL(sym, nm, VAR)                                                        \
-  static c1d_status sym##_run(const c1d_shape *s, const float *x, const float *w, const float *b, \
-                              float *y, c1d_exec *ex) {                                         \
-    return launch_kahan_fast_var<VAR>(s, x, w, b, y, ex);                                       \
-  }                                                                                             \
-  extern "C" const c1d_impl sym = {                                                             \
-      .name = nm,                                                                               \
-      .summary = "gpu_kahan_fast, engine variant " #VAR,                                        \
-      .backend = C1D_BACKEND_GPU,                                                               \
-      .precision = C1D_PREC_FP32_COMP,                                                          \
-      .twin = "kahan_blocked",                                                                  \
-      .twin_bit_exact = 1,                                                                      \
-      .mutant = 0,                                                                              \
-      .supported = kahan_fast_supported,                                                        \
-      .setup = NULL,                                                                            \
-      .teardown = NULL,                                                                         \
-      .run = sym##_run,                                                                         \
-  };
-KFAST_VARIANT_IMPL(c1d_gpu_kahan_fast_v0, "gpu_kahan_fast_v0", 0)
-KFAST_VARIANT_IMPL(c1d_gpu_kahan_fast_v1, "gpu_kahan_fast_v1", 1)
-KFAST_VARIANT_IMPL(c1d_gpu_kahan_fast_v2, "gpu_kahan_fast_v2", 2)

@@ -50,7 +50,6 @@ extern "C" const c1d_impl c1d_gpu_naive = {
     .precision = C1D_PREC_FP32,
     .twin = "naive",
     .twin_bit_exact = 1,
-    .mutant = 0,
     .supported = NULL,
     .setup = NULL,
     .teardown = NULL,

@@ -412,7 +412,6 @@ extern "C" const c1d_impl c1d_gpu_oracle_f64_impl = {
     .precision = C1D_PREC_FP64,
     .twin = NULL,
     .twin_bit_exact = 0,
-    .mutant = 0,
     .supported = NULL,
     .setup = oracle_impl_setup,
     .teardown = oracle_impl_teardown,

@@ -1,15 +1,18 @@
 /* The register-tiled SIMT engine of gpu_fp32_fast and gpu_kahan_fast: an implicit GEMM with M = O,
  * N = output times, reduction over (c, k), on the FP32 FMA units.
  *
- * Block: 256 threads computing BM = 16*TM output channels x BN = 16*TN times of one batch row n. Warp w
- * owns channels [(w%4)*4*TM, +4*TM) and times [(w/4)*8*TN, +8*TN) of the block; lane l owns the TM
- * channels (w%4)*4*TM + (l%4) + 4*j, j < TM (so the four channel groups of a warp read adjacent 16-byte
- * weight vectors), and the TN consecutive times (w/4)*8*TN + (l/4)*TN + i (so its K taps reuse one
- * register window of TN+PADA inputs). Tiles of more than 64 outputs run one block per SM (up to 255
- * registers), smaller ones two. Variants 7..26 (simt_var) change this: WM x WN warps per block, blocks
- * per SM, the lane map, and the slab loop (simt_pre: copy offsets fixed per tile; simt_body_pre2: the lean
- * slab loop); the registered gpu_fp32_fast runs variant 19 (4 warps, 64 x 128 outputs, three blocks per
- * SM, simt_body_pre2), gpu_kahan_fast variant 1.
+ * Block: WM x WN warps computing BM = 4*WM*TM output channels x BN = 8*WN*TN times of one batch row n.
+ * Warp w owns channels [(w%WM)*4*TM, +4*TM) and times [(w/WM)*8*TN, +8*TN) of the block; lane l owns the
+ * TM channels (w%WM)*4*TM + (l%4) + 4*j, j < TM (so the four channel groups of a warp read adjacent
+ * 16-byte weight vectors), and the TN consecutive times (w/WM)*8*TN + (l/4)*TN + i (so its K taps reuse
+ * one register window of TN+PADA inputs).
+ * The named configurations (simt_cfg_*; the tuning history behind them is in notes/fast-kernels.md):
+ *   simt_cfg_general     8 warps (4 x 2), staging geometry from the shape, taps from shared memory:
+ *                        any K and D (both kernels' general instance);
+ *   simt_cfg_fixed_8w    8 warps (4 x 2), staging geometry fixed at compile time (gpu_kahan_fast);
+ *   simt_cfg_lean_4w     4 warps (2 x 2), three blocks per SM, the lean slab loop: each thread's copies
+ *                        fixed per tile (simt_pre), and in tiles wholly inside the tensors issued without
+ *                        predicates from running pointers (gpu_fp32_fast: 2.905 ms at the headline shape).
  * Pipeline: slabs of CS input channels (their x windows with the causal halo, gpu/conv_stage.h, and the
  * block's weights, laid out [c][o][KP] with KP = K padded to 4 for K = 3) go through STAGES shared-memory
  * buffers by cp.async (16-byte copies where aligned, 4-byte copies otherwise), one barrier per slab.
@@ -195,7 +198,7 @@ static __device__ __forceinline__ void simt_channel_fixed(const float *xrow, con
   simt_channel_compute<TM, TN, KT, DT, KAHAN, CG>(xv, wrow, acc, comp);
 }
 
-/* Staging with the geometry known at compile time (variants 1, 2): CS = 8 channels, the window and
+/* Staging with the geometry known at compile time (simt_cfg_fixed_8w, simt_cfg_lean_4w): CS = 8 channels, the window and
  * the weight layout fixed, so the copy loops divide by constants. vec flags as in simt_geom. */
 template <int BM, int TN, int KT, int DT, int BN = 16 * TN, int THREADS = SIMT_THREADS>
 static __device__ __forceinline__ void simt_stage_fixed(float *st, const float *__restrict__ x,
@@ -244,7 +247,7 @@ static __device__ __forceinline__ void simt_stage_fixed(float *st, const float *
   }
 }
 
-/* Precomputed staging (variants 15..18): the copies of a thread are the same for every slab of a tile
+/* Precomputed staging (simt_cfg_lean_4w): the copies of a thread are the same for every slab of a tile
  * but for the slab's channel offset. x (16-byte copies only): warp v stages rows v*RPW .. v*RPW+RPW-1 of
  * the slab, lane l its chunks l, l+32, ...; w (16-byte copies only, K = KP = 4*k): thread t stages
  * channel t % CS of the slab, outputs t / CS + r * THREADS / CS. Same bytes, same places as
@@ -351,103 +354,37 @@ static __device__ __forceinline__ void simt_channel_general(const float *xrow, c
   }
 }
 
-template <int KT>
-struct F4KP {
-  static constexpr int v = KT == 3 ? 4 : KT;
-};
-
-/* Variant 14's channel: every weight vector of the thread first, then tap k outermost (per tap all TM x
- * TN fmas). Same operations per output in the same order (k ascending within the channel). */
-template <int TM, int TN, int KT, int DT, int CG>
-static __device__ __forceinline__ void simt_channel_taps_outer(const float *xrow, const float *wrow,
-                                                               float (&acc)[TM][TN]) {
-  using F = simt_fixed<KT, DT, TN>;
-  float xv[F::NXW];
-  simt_load_window(xrow, xv);
-  float wv[TM][F::KP];
-#pragma unroll
-  for (int j = 0; j < TM; j++) simt_load_taps<F::KP>(wrow + CG * j * F::KP, wv[j]);
-#pragma unroll
-  for (int k = 0; k < KT; k++)
-#pragma unroll
-    for (int j = 0; j < TM; j++)
-#pragma unroll
-      for (int i = 0; i < TN; i++) acc[j][i] = c1d_fma(xv[F::X0 + i + k * DT], wv[j][k], acc[j][i]);
-}
-
 // --- kernel ---------------------------------------------------------------------------------------
 
-/* VAR (with KT > 0 and 8-channel slabs; else 0): 0 = run-time staging geometry (divisions by run-time
- * values in the copy loops); 1 = compile-time staging geometry; 2 = 1 with the next channel's window
- * loaded into registers before this channel's fmas. The arithmetic per output is the same in all
- * three. Measured (H200, headline shape, 8x8 tiles): 3.357, 3.224 and 3.642 ms. */
-/* Variants 3..6 (tuning round 3, all with compile-time staging as in 1; same arithmetic per output):
- *   3 = 1 with lanes mapped 8 channel groups x 4 time groups (warp tile 8*TM channels x 4*TN times):
- *       a warp's x-window LDS.128 then touches 4 distinct 16-byte chunks 32 bytes apart (banks 0-3, 8-11,
- *       16-19, 24-27: one wavefront instead of two) and its weight LDS.128 8 adjacent chunks (one);
- *   4 = 1 with the channel loop of a full 8-channel slab unrolled (constant trip count);
- *   5 = 3 + 4;
- *   6 = 5 at one block per SM (up to 255 registers). */
-/* Variants 7..14 (tuning round 4; compile-time staging, same arithmetic per output) change the block:
- *   7 = 1 with 4 warps (2 along the channels x 2 along the times: 64 x 128 outputs at 8x8) and three
- *       blocks per SM (12 warps, up to 168 registers);  8 = 7 with the full slab unrolled;
- *   9 = 7 with the 8 x 4 lane map of variant 3 (one warp along the channels, four along the times);
- *  10 = 9 with the full slab unrolled;
- *  11 = 1 with 12 warps (4 x 3: 128 x 192 outputs), one block per SM (up to 168 registers);
- *  12 = 11 with the full slab unrolled;
- *  13 = 7 with the warps 4 along the channels x 1 along the times (128 x 64 outputs);
- *  14 = 7 with the taps outermost in the channel (all TM weight vectors loaded first);
- *  15 = 1 with precomputed staging (simt_pre: each thread's copy sources and destinations fixed per
- *       tile, a slab only adds its channel offset; x rows by warp, w chunks at a fixed channel);
- *  16 = 7 (4 warps, 3 blocks/SM) with precomputed staging;  17 = 5 (8x4 lanes, unrolled) with it;
- *  18 = 16 with the full slab unrolled;
- *  19 = 16's geometry (4 warps, 64 x 128, 3 blocks/SM) through simt_body_pre2, U = 1; 20 = 19 with U = 2;
- *  21 = 1's geometry (8 warps, 128 x 128, 2 blocks/SM) through simt_body_pre2, U = 1; 22 = 21, U = 2;
- *  23 = 19 with the 8 x 4 lane map (one warp along the channels); 24 = 19 with U = 4;
- *  25 = 19 with two register windows: channel c+1's inputs loaded before channel c's fmas;
- *  26 = 21 with the 8 x 4 lane map (2 x 4 warps, 128 x 128, 2 blocks/SM). */
-template <int VAR>
-struct simt_var {
-  /* channel groups per warp */
-  static constexpr int CG = (VAR == 3 || VAR == 5 || VAR == 6 || VAR == 9 || VAR == 10 || VAR == 17 ||
-                             VAR == 23 || VAR == 26) ? 8 : 4;
-  static constexpr bool UNROLL = VAR == 4 || VAR == 5 || VAR == 6 || VAR == 8 || VAR == 10 || VAR == 12 ||
-                                 VAR == 17 || VAR == 18;
-  static constexpr bool FIXED = VAR > 0; /* compile-time staging geometry */
-  static constexpr bool TAPS_OUTER = VAR == 14;
-  /* per-thread staging offsets computed once per tile (variants 15..18) */
-  static constexpr bool PRE = VAR >= 15 && VAR <= 18;
-  /* variants 19..26: simt_body_pre2 (lean slab loop: running copy pointers, a copy path without
-   * predicates for interior tiles, int stage indices, compile-time strides, channels unrolled by U) */
-  static constexpr bool PRE2 = VAR >= 19 && VAR <= 26;
-  static constexpr bool XPF = VAR == 25; /* the next channel's window loaded before this channel's fmas */
-  static constexpr int U = (VAR == 20 || VAR == 22) ? 2 : VAR == 24 ? 4 : 1;
-  /* warps along the channels (WM) and along the times (WN); minimum blocks per SM (0: by the tile) */
-  static constexpr int WM = (VAR == 7 || VAR == 8 || VAR == 14 || VAR == 16 || VAR == 18 || VAR == 19 || VAR == 20 ||
-                            VAR == 24 || VAR == 25) ? 2 : (VAR == 9 || VAR == 10 || VAR == 23) ? 1
-                          : (VAR == 11 || VAR == 12 || VAR == 13) ? 4 : 16 / CG;
-  static constexpr int WN = (VAR == 7 || VAR == 8 || VAR == 14 || VAR == 16 || VAR == 18 || VAR == 19 || VAR == 20 ||
-                            VAR == 24 || VAR == 25) ? 2 : (VAR == 9 || VAR == 10 || VAR == 23) ? 4
-                          : (VAR == 11 || VAR == 12) ? 3 : VAR == 13 ? 1 : 8 / WM;
-  static constexpr int MINB_ = (VAR >= 7 && VAR <= 14 && VAR != 11 && VAR != 12) || VAR == 16 || VAR == 18 ||
-                                     VAR == 19 || VAR == 20 || VAR == 23 || VAR == 24 || VAR == 25 ? 3
-                            : (VAR == 11 || VAR == 12) ? 1 : 0;
-  static constexpr int MINB = MINB_;
+/* The named configurations (see the file comment). CG: channel groups per warp (lanes l%CG); WM x WN
+ * warps; MINB: blocks per SM for __launch_bounds__ (0: by the tile, two for tiles of up to 64 outputs);
+ * FIXED: compile-time staging geometry; LEAN: simt_body_lean. */
+struct simt_cfg_general {
+  static constexpr int CG = 4, WM = 4, WN = 2, MINB = 0;
+  static constexpr bool FIXED = false, LEAN = false;
+  static constexpr int THREADS = 32 * WM * WN;
+};
+struct simt_cfg_fixed_8w {
+  static constexpr int CG = 4, WM = 4, WN = 2, MINB = 0;
+  static constexpr bool FIXED = true, LEAN = false;
+  static constexpr int THREADS = 32 * WM * WN;
+};
+struct simt_cfg_lean_4w {
+  static constexpr int CG = 4, WM = 2, WN = 2, MINB = 3;
+  static constexpr bool FIXED = true, LEAN = true;
   static constexpr int THREADS = 32 * WM * WN;
 };
 
 /* Block tile of an instance: BM channels x BN times. */
-template <int TM, int VAR>
+template <int TM, class CFG>
 struct simt_bm {
-  static constexpr int value = simt_var<VAR>::WM * simt_var<VAR>::CG * TM;
+  static constexpr int value = CFG::WM * CFG::CG * TM;
 };
-template <int TN, int VAR>
+template <int TN, class CFG>
 struct simt_bn {
-  static constexpr int value = simt_var<VAR>::WN * (32 / simt_var<VAR>::CG) * TN;
+  static constexpr int value = CFG::WN * (32 / CFG::CG) * TN;
 };
 
-/* The lean slab loop of variants 19..24 (naive order, K and D fixed, 8-channel slabs). Same copies into
- * the same places as simt_stage_fixed, same operations per output as every other variant. */
 /* A thread's finished TM x TN outputs to y: rows o_first + CG*j, times t_first.. (those inside the
  * tensor); float4 stores where g.yvec (t and L multiples of 4: each float4 lies wholly inside or outside). */
 template <int TM, int TN, int CG>
@@ -473,19 +410,21 @@ static __device__ __forceinline__ void simt_store_tile(const c1d_shape &s, const
   }
 }
 
-template <int TM, int TN, int KT, int DT, int VAR>
-static __device__ __forceinline__ void simt_body_pre2(const c1d_shape &s, const simt_geom &g,
+/* The lean slab loop of simt_cfg_lean_4w (naive order, K and D fixed, 8-channel slabs): int stage
+ * indices, compile-time strides, running 64-bit source pointers, and for tiles wholly inside the tensors
+ * copies without predicates. Same copies into the same places as simt_stage_fixed, same operations per
+ * output as every other configuration. */
+template <int TM, int TN, int KT, int DT, class CFG>
+static __device__ __forceinline__ void simt_body_lean(const c1d_shape &s, const simt_geom &g,
                                                       const float *__restrict__ x,
                                                       const float *__restrict__ w,
                                                       const float *__restrict__ b, float *__restrict__ y) {
-  using V = simt_var<VAR>;
-  constexpr int BM = simt_bm<TM, VAR>::value, BN = simt_bn<TN, VAR>::value, THREADS = V::THREADS;
-  constexpr int CG = V::CG, WO = V::WM, U = V::U;
+  constexpr int BM = simt_bm<TM, CFG>::value, BN = simt_bn<TN, CFG>::value, THREADS = CFG::THREADS;
+  constexpr int CG = CFG::CG, WO = CFG::WM;
   using F = simt_fixed<KT, DT, TN, BN>;
   using P = simt_pre<BM, TN, KT, DT, BN, THREADS>;
   constexpr int CS = 1 << SIMT_MAX_CS_LOG2;
   constexpr int STAGE = CS * F::XW + CS * BM * F::KP; /* floats per stage (= the host's) */
-  static_assert(CS % U == 0, "U divides the slab");
   extern __shared__ float4 simt_smem_raw[];
   float *const smem = reinterpret_cast<float *>(simt_smem_raw);
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
@@ -551,24 +490,10 @@ static __device__ __forceinline__ void simt_body_pre2(const c1d_shape &s, const 
       const float *ws = smem + rbuf * STAGE + CS * F::XW + ol * F::KP;
       rbuf = rbuf == SIMT_STAGES - 1 ? 0 : rbuf + 1;
       const int64_t crest = s.C - (int64_t)sl * CS;
-      if (V::XPF && crest >= CS) {
-        constexpr int NXW = F::NXW;
-        float xa[NXW], xb[NXW];
-        simt_load_window(xs, xa);
+      if (crest >= CS) {
 #pragma unroll 1
-        for (int c = 0; c < CS; c += 2) {
-          simt_load_window(xs + (c + 1) * F::XW, xb);
-          simt_channel_compute<TM, TN, KT, DT, false, CG>(xa, ws + c * BM * F::KP, acc, comp);
-          simt_load_window(xs + (c + 2 < CS ? c + 2 : c + 1) * F::XW, xa);
-          simt_channel_compute<TM, TN, KT, DT, false, CG>(xb, ws + (c + 1) * BM * F::KP, acc, comp);
-        }
-      } else if (crest >= CS) {
-#pragma unroll 1
-        for (int c2 = 0; c2 < CS; c2 += U)
-#pragma unroll
-          for (int u = 0; u < U; u++)
-            simt_channel_fixed<TM, TN, KT, DT, false, CG>(xs + (c2 + u) * F::XW, ws + (c2 + u) * BM * F::KP, acc,
-                                                          comp);
+        for (int c = 0; c < CS; c++)
+          simt_channel_fixed<TM, TN, KT, DT, false, CG>(xs + c * F::XW, ws + c * BM * F::KP, acc, comp);
       } else {
         const int ccn = (int)crest;
 #pragma unroll 1
@@ -583,17 +508,15 @@ static __device__ __forceinline__ void simt_body_pre2(const c1d_shape &s, const 
   }
 }
 
-template <int TM, int TN, int KT, int DT, bool KAHAN, int VAR>
-__global__ void __launch_bounds__(simt_var<VAR>::THREADS,
-                                  simt_var<VAR>::MINB ? simt_var<VAR>::MINB
-                                                      : ((TM * TN > 64 || VAR == 6) ? 1 : 2))
+template <int TM, int TN, int KT, int DT, bool KAHAN, class CFG>
+__global__ void __launch_bounds__(CFG::THREADS, CFG::MINB ? CFG::MINB : (TM * TN > 64 ? 1 : 2))
     simt_conv_kernel(const c1d_shape s, const simt_geom g, const float *__restrict__ x,
                      const float *__restrict__ w, const float *__restrict__ b,
                      float *__restrict__ y) {
-  constexpr int BM = simt_bm<TM, VAR>::value, BN = simt_bn<TN, VAR>::value;
-  constexpr int THREADS = simt_var<VAR>::THREADS;
-  if constexpr (KT > 0 && !KAHAN && simt_var<VAR>::PRE2) {
-    simt_body_pre2<TM, TN, KT, DT, VAR>(s, g, x, w, b, y);
+  constexpr int BM = simt_bm<TM, CFG>::value, BN = simt_bn<TN, CFG>::value;
+  constexpr int THREADS = CFG::THREADS;
+  if constexpr (KT > 0 && !KAHAN && CFG::LEAN) {
+    simt_body_lean<TM, TN, KT, DT, CFG>(s, g, x, w, b, y);
     return;
   }
   extern __shared__ float4 simt_smem_raw[];
@@ -601,8 +524,8 @@ __global__ void __launch_bounds__(simt_var<VAR>::THREADS,
   const int cs = 1 << g.cs_log2;
   const int stage_floats = cs * g.xw + cs * BM * g.kp; /* x rows first: both parts 16-byte aligned */
   const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
-  static_assert(KT > 0 || (simt_var<VAR>::CG == 4 && THREADS == 256), "the general instance: 8 warps");
-  constexpr int CG = simt_var<VAR>::CG, WO = simt_var<VAR>::WM; /* WO warps along the channels */
+  static_assert(KT > 0 || (CFG::CG == 4 && THREADS == 256), "the general instance: 8 warps");
+  constexpr int CG = CFG::CG, WO = CFG::WM; /* WO warps along the channels */
   const int ol = (warp % WO) * CG * TM + (lane % CG); /* + CG*j */
   const int tl = (warp / WO) * (32 / CG) * TN + (lane / CG) * TN;
   const int K = KT > 0 ? KT : (int)s.K;
@@ -624,14 +547,9 @@ __global__ void __launch_bounds__(simt_var<VAR>::THREADS,
     }
 
     /* Issues slab sl's copies into its buffer. */
-    using PRE_T = simt_pre<BM, TN, (KT > 0 ? KT : 4), (KT > 0 ? DT : 1), BN, THREADS>;
-    PRE_T pre;
-    if constexpr (KT > 0 && simt_var<VAR>::PRE) pre.init(s, n, t0, o0);
     auto stage = [&](int64_t sl) {
       float *st = smem + (int)(sl % SIMT_STAGES) * stage_floats;
-      if constexpr (KT > 0 && simt_var<VAR>::PRE) {
-        pre.stage(st, x, w, s, g.xvec, g.wvec && (KT % 4 == 0), n, sl * cs, t0, o0);
-      } else if constexpr (simt_var<VAR>::FIXED) {
+      if constexpr (CFG::FIXED) {
         simt_stage_fixed<BM, TN, KT, DT, BN, THREADS>(st, x, w, s, g.xvec, g.wvec, n, sl * cs, t0, o0);
       } else {
         c1d_stage_x_window(st, x, s, n, sl * cs, cs, t0, BN, g.xw, g.pada, g.xvec);
@@ -654,40 +572,11 @@ __global__ void __launch_bounds__(simt_var<VAR>::THREADS,
       const float *ws = xs + cs * g.xw;
       const int64_t c0 = sl * cs;
       const int ccn = (int)(s.C - c0 < cs ? s.C - c0 : cs); /* the naive order stops at C */
-      if constexpr (KT > 0 && simt_var<VAR>::UNROLL) {
-        using F = simt_fixed<KT, DT, TN, BN>;
-        constexpr int CS = 1 << SIMT_MAX_CS_LOG2;
-        if (ccn == CS) {
-#pragma unroll
-          for (int c = 0; c < CS; c++)
-            simt_channel_fixed<TM, TN, KT, DT, KAHAN, CG>(xs + c * F::XW + tl, ws + (c * BM + ol) * F::KP,
-                                                          acc, comp);
-        } else {
-          for (int c = 0; c < ccn; c++)
-            simt_channel_fixed<TM, TN, KT, DT, KAHAN, CG>(xs + c * F::XW + tl, ws + (c * BM + ol) * F::KP,
-                                                          acc, comp);
-        }
-      } else if constexpr (KT > 0 && simt_var<VAR>::TAPS_OUTER) {
-        for (int c = 0; c < ccn; c++)
-          simt_channel_taps_outer<TM, TN, KT, DT, CG>(xs + c * g.xw + tl, ws + (c * BM + ol) * F4KP<KT>::v, acc);
-      } else if constexpr (KT > 0 && (VAR == 0 || VAR == 1 || VAR == 3 || VAR == 7 || VAR == 9 || VAR == 11 ||
-                                      VAR == 13 || VAR == 15 || VAR == 16)) {
+      if constexpr (KT > 0) {
         constexpr int KP = KT == 3 ? 4 : KT;
         for (int c = 0; c < ccn; c++)
           simt_channel_fixed<TM, TN, KT, DT, KAHAN, CG>(xs + c * g.xw + tl, ws + (c * BM + ol) * KP, acc,
                                                         comp);
-      } else if constexpr (KT > 0 && VAR == 2) {
-        using F = simt_fixed<KT, DT, TN>;
-        constexpr int CS = 1 << SIMT_MAX_CS_LOG2;
-        float xv[F::NXW];
-        simt_load_window(xs + tl, xv);
-        for (int c = 0; c < ccn; c++) {
-          float xn[F::NXW]; /* the next row of the slab (staged, zeros past C), or this one again */
-          simt_load_window(xs + (c + 1 < CS ? c + 1 : c) * F::XW + tl, xn);
-          simt_channel_compute<TM, TN, KT, DT, KAHAN>(xv, ws + (c * BM + ol) * F::KP, acc, comp);
-#pragma unroll
-          for (int q = 0; q < F::NXW; q++) xv[q] = xn[q];
-        }
       } else {
         for (int c = 0; c < ccn; c++)
           simt_channel_general<TM, TN, KAHAN>(xs + c * g.xw + tl + g.pada - pad, ws + (c * BM + ol) * g.kp,
@@ -701,27 +590,27 @@ __global__ void __launch_bounds__(simt_var<VAR>::THREADS,
   }
 }
 
-/* Launches the instance; sets its dynamic shared-memory limit first. The compile-time staging of
- * variants 1 and 2 needs 8-channel slabs and the stride the host computed. */
-template <int TM, int TN, int KT, int DT, bool KAHAN, int VAR>
+/* Launches the instance; sets its dynamic shared-memory limit first. Compile-time staging needs
+ * 8-channel slabs and the stride the host computed. */
+template <int TM, int TN, int KT, int DT, bool KAHAN, class CFG>
 static c1d_status simt_launch(const c1d_shape *s, const simt_geom *g, const float *x, const float *w,
                               const float *b, float *y, cudaStream_t stream, const char *name) {
   c1d_status st = C1D_OK;
-  constexpr int BM = simt_bm<TM, VAR>::value, BN = simt_bn<TN, VAR>::value;
+  constexpr int BM = simt_bm<TM, CFG>::value, BN = simt_bn<TN, CFG>::value;
   const size_t smem = (size_t)simt_smem_bytes(s, BM, BN, g->cs_log2);
   const dim3 grid = c1d_grid(c1d_ceil_div(s->L, BN), c1d_ceil_div(s->O, BM), s->N);
-  if constexpr (VAR > 0) {
+  if constexpr (CFG::FIXED) {
     if (g->cs_log2 != SIMT_MAX_CS_LOG2 || g->xw != simt_fixed<KT, DT, TN, BN>::XW ||
         g->pada != simt_fixed<KT, DT, TN, BN>::PADA)
       return c1d_fail(C1D_ERR_INTERNAL, "%s: staging geometry differs from the compiled one", name);
   }
-  C1D_CUDA(cudaFuncSetAttribute(simt_conv_kernel<TM, TN, KT, DT, KAHAN, VAR>,
+  C1D_CUDA(cudaFuncSetAttribute(simt_conv_kernel<TM, TN, KT, DT, KAHAN, CFG>,
                                 cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
-  if constexpr (simt_var<VAR>::MINB > 2)
-    C1D_CUDA(cudaFuncSetAttribute(simt_conv_kernel<TM, TN, KT, DT, KAHAN, VAR>,
+  if constexpr (CFG::MINB > 2)
+    C1D_CUDA(cudaFuncSetAttribute(simt_conv_kernel<TM, TN, KT, DT, KAHAN, CFG>,
                                   cudaFuncAttributePreferredSharedMemoryCarveout,
                                   cudaSharedmemCarveoutMaxShared));
-  simt_conv_kernel<TM, TN, KT, DT, KAHAN, VAR><<<grid, simt_var<VAR>::THREADS, smem, stream>>>(*s, *g, x, w, b, y);
+  simt_conv_kernel<TM, TN, KT, DT, KAHAN, CFG><<<grid, CFG::THREADS, smem, stream>>>(*s, *g, x, w, b, y);
   C1D_LAUNCHED(name);
 done:
   return st;

@@ -90,7 +90,6 @@ extern "C" const c1d_impl c1d_gpu_tap_partial = {
     .precision = C1D_PREC_FP32,
     .twin = "tap_partial",
     .twin_bit_exact = 1,
-    .mutant = 0,
     .supported = NULL,
     .setup = NULL,
     .teardown = NULL,

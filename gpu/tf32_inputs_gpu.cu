@@ -124,7 +124,7 @@ extern "C" const c1d_impl c1d_gpu_tf32_inputs = {
     C1D_PREC_TF32,
     "tf32_inputs",
     1, /* bit-exact twin */
-    0, /* not a mutant */
+    C1D_TIER_MAIN,
     tf32_supported,
     tf32_setup,
     tf32_teardown,

@@ -129,7 +129,6 @@ extern "C" const c1d_impl c1d_gpu_tiled_smem = {
     .precision = C1D_PREC_FP32,
     .twin = "naive",
     .twin_bit_exact = 1,
-    .mutant = 0,
     .supported = tiled_supported,
     .setup = NULL,
     .teardown = NULL,

@@ -4,8 +4,9 @@
  * when built, else the CPU one) in the same run, so speed is always read next to accuracy.
  *
  * Per row: median and minimum time, GFLOP/s (2*N*O*L*C*K / median), % of the FP32 ceiling (67 TFLOP/s
- * unless --ceiling-tflops), time / cudnn_fp32's time and / cudnn_tf32's time (both always run, added
- * when --impl leaves them out), relative L2 error, max |error|, fraction failing allclose(1e-4, 1e-4),
+ * unless --ceiling-tflops), time / cudnn_fp32_fastest's time and / cudnn_tf32_fastest's time (cuDNN's
+ * own search, PyTorch's benchmark mode: the strongest cuDNN; both always run, added when --impl leaves
+ * them out), relative L2 error, max |error|, fraction failing allclose(1e-4, 1e-4),
  * the algorithm and math the implementation reported, and for TF32 rows the TF32 model's prediction
  * (gpu_tf32_inputs, added when missing) beside the observed error.
  * Inputs: seeded (--dist normal by default; never all-zero, c1d_generate guarantees it). --save-inputs
@@ -32,6 +33,9 @@
 
 #define MAX_IMPLS 64
 #define MODEL_NAME "gpu_tf32_inputs"
+/* The rows every ratio is taken against: cuDNN's fastest algorithm by its own search, per math mode. */
+#define REF_FP32 "cudnn_fp32_fastest"
+#define REF_TF32 "cudnn_tf32_fastest"
 
 #define BENCH_REPEATS 50
 /* An H200's FP32 FMA peak, rounded (BACKGROUND.md measured 65.2 TFLOP/s). */
@@ -55,12 +59,13 @@ static const char *const bench_usage =
     "                     [--dilation D] [--bias] [--repeats R] [--ceiling-tflops T] [--dist NAME]\n"
     "                     [--seed S] [--oracle auto|cpu|gpu] [--out FILE.json] [--save-inputs DIR]";
 static const char *const bench_description =
-    "Times the GPU implementations (default: all) on the headline shape (N=32 C=O=256 L=8192 K=4 D=1,\n"
-    "no bias) or the given one: the median of R CUDA-event-timed runs after a warm-up, the L2 flushed\n"
-    "and y poisoned between runs. Per row: GFLOP/s, % of the FP32 ceiling, time over cudnn_fp32's and\n"
-    "over cudnn_tf32's (both always run), and the error against the float64 oracle, with the TF32\n"
-    "model (gpu_tf32_inputs, always run beside TF32 rows) next to each TF32 row. Table on stdout,\n"
-    "JSON under --out. Exit status: 0 ok; 1 no CUDA device (one line: \"convlab bench: no CUDA\n"
+    "Times the GPU implementations (default: every one of tier main and variant) on the headline\n"
+    "shape (N=32 C=O=256 L=8192 K=4 D=1, no bias) or the given one: the median of R CUDA-event-timed\n"
+    "runs after a warm-up, the L2 flushed and y poisoned between runs. Per row: GFLOP/s, % of the FP32\n"
+    "ceiling, time over cuDNN's fastest (cudnn_fp32_fastest, cudnn_tf32_fastest: cuDNN's own search;\n"
+    "both always run), the algorithm each library row chose, and the error against the float64 oracle,\n"
+    "with the TF32 model (gpu_tf32_inputs, always run beside TF32 rows) next to each TF32 row. Table on\n"
+    "stdout, JSON under --out. Exit status: 0 ok; 1 no CUDA device (one line: \"convlab bench: no CUDA\n"
     "device: ...\"), an implementation failed, or the run could not go on; 2 usage.";
 
 /* C1D_OK, or C1D_ERR_USAGE with the detail; *help set for --help. */
@@ -128,8 +133,8 @@ static int add_impl(const c1d_impl **list, int *n, const c1d_impl *impl) {
   return 0;
 }
 
-/* The rows: --impl's names (or every non-mutant GPU implementation), then the references the table
- * needs: cudnn_fp32, cudnn_tf32 and, beside any TF32 row, the model. */
+/* The rows: --impl's names (or every GPU implementation of tier main or variant), then the references
+ * the table needs: cuDNN's fastest per math mode and, beside any TF32 row, the model. */
 static c1d_status build_list(const bench_opts *o, const c1d_impl **list, int *n) {
   int count = 0;
   const c1d_impl *const *all = c1d_registry(&count);
@@ -152,10 +157,10 @@ static c1d_status build_list(const bench_opts *o, const c1d_impl **list, int *n)
     free(copy);
   } else {
     for (int i = 0; i < count; i++)
-      if (all[i]->backend == C1D_BACKEND_GPU && !all[i]->mutant) add_impl(list, n, all[i]);
+      if (all[i]->backend == C1D_BACKEND_GPU && all[i]->tier != C1D_TIER_MUTANT) add_impl(list, n, all[i]);
   }
-  add_impl(list, n, c1d_find_impl("cudnn_fp32"));
-  add_impl(list, n, c1d_find_impl("cudnn_tf32"));
+  add_impl(list, n, c1d_find_impl(REF_FP32));
+  add_impl(list, n, c1d_find_impl(REF_TF32));
   for (int i = 0; i < *n; i++)
     if (list[i]->precision == C1D_PREC_TF32_ALLOWED || list[i]->precision == C1D_PREC_TF32) {
       add_impl(list, n, c1d_find_impl(MODEL_NAME));
@@ -195,7 +200,7 @@ static void print_num(FILE *f, const char *fmt, double v, int width) {
 
 static void print_table(FILE *f, const bench_opts *o, const c1d_run_results *r, const c1d_machine *m) {
   char shape[160];
-  const double t_fp32 = time_of(r, "cudnn_fp32"), t_tf32 = time_of(r, "cudnn_tf32");
+  const double t_fp32 = time_of(r, REF_FP32), t_tf32 = time_of(r, REF_TF32);
   const c1d_trial_result *model = ran(r, MODEL_NAME);
   c1d_shape_format(&r->shape, shape, sizeof shape);
   fprintf(f, "convlab bench: %s, %.1f GFLOP, inputs %s seed %llu, oracle float64 (%s)\n", shape,
@@ -244,7 +249,7 @@ static void print_table(FILE *f, const bench_opts *o, const c1d_run_results *r, 
   fprintf(f,
           "ms: median time of run() by CUDA events; %%ceil: GFLOP/s over %.1f TFLOP/s (FP32 FMA, %s; TF32 "
           "tensor cores can exceed it); /fp32, "
-          "/tf32: time over cudnn_fp32's and cudnn_tf32's in this run; rel L2, max|err|, fail%% "
+          "/tf32: time over " REF_FP32 "'s and " REF_TF32 "'s in this run (cuDNN's fastest); rel L2, max|err|, fail%% "
           "(allclose atol=rtol=1e-4) against float64; model L2: %s's rel L2 (inputs rounded to TF32), "
           "obs/m: observed over model, for rows that allow TF32.\n",
           o->ceiling_tflops, o->ceiling_given ? "given" : "default", MODEL_NAME);
@@ -261,7 +266,7 @@ static void add_num(cJSON *o, const char *key, double v) {
 
 static cJSON *bench_json(const bench_opts *o, const c1d_run_results *r, const c1d_machine *m, int argc,
                          char **argv) {
-  const double t_fp32 = time_of(r, "cudnn_fp32"), t_tf32 = time_of(r, "cudnn_tf32");
+  const double t_fp32 = time_of(r, REF_FP32), t_tf32 = time_of(r, REF_TF32);
   const c1d_trial_result *model = ran(r, MODEL_NAME);
   cJSON *root = cJSON_CreateObject();
   if (!root) return NULL;
@@ -329,8 +334,8 @@ static cJSON *bench_json(const bench_opts *o, const c1d_run_results *r, const c1
     add_num(row, "repeats", t->repeats);
     add_num(row, "gflops", t->gflops);
     add_num(row, "pct_of_fp32_ceiling", 100.0 * t->gflops / (o->ceiling_tflops * 1e3));
-    add_num(row, "ratio_to_cudnn_fp32", t->time_median_ms / t_fp32);
-    add_num(row, "ratio_to_cudnn_tf32", t->time_median_ms / t_tf32);
+    add_num(row, "ratio_to_cudnn_fp32_fastest", t->time_median_ms / t_fp32);
+    add_num(row, "ratio_to_cudnn_tf32_fastest", t->time_median_ms / t_tf32);
     add_num(row, "rel_l2", t->metrics.rel_l2);
     add_num(row, "max_abs", t->metrics.max_abs);
     add_num(row, "fail_allclose_fraction", fail_fraction(t));

@@ -1,5 +1,6 @@
-/* convlab list: every implementation with its backend, precision, whether it can run here, and its
- * accumulation-order summary. Mutants (the explainer's bug zoo) only with --mutants. */
+/* convlab list: the implementations of the registry with their backend, precision, whether each can run
+ * here, and its accumulation-order summary: tier main by default, variants too with --all (every tier),
+ * the bug zoo's mutants with --mutants or --all. */
 #include <stdio.h>
 #include <string.h>
 
@@ -20,17 +21,20 @@ int c1d_cmd_error(const char *cmd, int status) {
 }
 
 int c1d_cmd_list(int argc, char **argv) {
-  int mutants = 0, help = 0, n = 0;
+  int mutants = 0, all = 0, help = 0, n = 0;
   c1d_option opts[] = {
+      {"--all", C1D_OPT_FLAG, &all, 0, 0, NULL, "every tier: main, variant and mutant", 0},
       {"--mutants", C1D_OPT_FLAG, &mutants, 0, 0, NULL, "also list the deliberately wrong implementations", 0},
   };
   const int n_opts = (int)(sizeof opts / sizeof opts[0]);
   c1d_status st = c1d_cli_parse(opts, n_opts, argc, argv, &help);
   if (st != C1D_OK) return c1d_cmd_error("list", st);
   if (help) {
-    c1d_cli_help(stdout, "convlab list [--mutants]",
-                 "Lists every implementation: backend, precision class, whether it can run on this\n"
-                 "machine (and why not), and its precision and accumulation order.",
+    c1d_cli_help(stdout, "convlab list [--all] [--mutants]",
+                 "Lists the implementations: backend, precision class, whether it can run on this\n"
+                 "machine (and why not), and its precision and accumulation order. Tier main by\n"
+                 "default (what `convlab run` runs); --all adds the variants (kept for comparison,\n"
+                 "run when named and by `convlab bench`) and the mutants (the bug zoo).",
                  opts, n_opts);
     return C1D_EXIT_OK;
   }
@@ -39,11 +43,13 @@ int c1d_cmd_list(int argc, char **argv) {
   printf("%-18s %-7s %-16s %s\n", "name", "backend", "precision", "runs here");
   for (int i = 0; i < n; i++) {
     const c1d_impl *impl = table[i];
-    if (impl->mutant && !mutants) continue;
+    if (impl->tier == C1D_TIER_VARIANT && !all) continue;
+    if (impl->tier == C1D_TIER_MUTANT && !all && !mutants) continue;
     const char *why = c1d_impl_unavailable(impl);
     printf("%-18s %-7s %-16s %s%s\n", impl->name, impl->backend == C1D_BACKEND_GPU ? "gpu" : "cpu",
            c1d_precision_name(impl->precision), why ? "no: " : "yes", why ? why : "");
-    printf("    %s%s\n", impl->summary ? impl->summary : "", impl->mutant ? " [mutant]" : "");
+    printf("    %s%s%s%s\n", impl->summary ? impl->summary : "", impl->tier != C1D_TIER_MAIN ? " [" : "",
+           impl->tier != C1D_TIER_MAIN ? c1d_tier_name(impl->tier) : "", impl->tier != C1D_TIER_MAIN ? "]" : "");
     if (impl->twin)
       printf("    CPU twin: %s (%s)\n", impl->twin,
              impl->twin_bit_exact ? "identical bits" : "statistical: the same error, not the same bits");

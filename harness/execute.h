@@ -55,9 +55,11 @@ c1d_status c1d_gpu_session_oracle(c1d_gpu_session *g, double *y, double *mag);
 /* The GPU sequence on the uploaded inputs: device y allocated and poisoned, setup, warm-up, `repeats`
  * runs each after an L2 flush and a fresh poison, timed by CUDA events around run() only; the last
  * output is downloaded into y_host (the warm-up's into first, when given, and compared); teardown;
- * device y freed. */
+ * device y freed. budget_ms > 0: fewer runs (at least C1D_MIN_TIMED_RUNS) when `repeats` of them would
+ * take longer than that by the warm-up's time (the default run's slow kernels). */
+#define C1D_MIN_TIMED_RUNS 5
 c1d_status c1d_execute_gpu(c1d_gpu_session *g, const c1d_impl *impl, float *y_host, float *first,
-                           int repeats, c1d_exec *ex, c1d_timing *t);
+                           int repeats, double budget_ms, c1d_exec *ex, c1d_timing *t);
 
 #ifdef __cplusplus
 }

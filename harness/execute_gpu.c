@@ -86,8 +86,9 @@ done:
 }
 
 c1d_status c1d_execute_gpu(c1d_gpu_session *g, const c1d_impl *impl, float *y_host, float *first,
-                           int repeats, c1d_exec *ex, c1d_timing *t) {
+                           int repeats, double budget_ms, c1d_exec *ex, c1d_timing *t) {
   c1d_status st = C1D_OK;
+  double warm_ms = 0.0;
   const c1d_shape *s = &g->s;
   const int64_t ny = c1d_y_count(s);
   float *y = NULL;
@@ -102,9 +103,14 @@ c1d_status c1d_execute_gpu(c1d_gpu_session *g, const c1d_impl *impl, float *y_ho
   }
   /* Warm-up: first-launch costs (module load, algorithm caches) stay out of the timings. */
   if ((st = c1d_gpu_poison(y, ny)) != C1D_OK) goto done;
+  if ((st = c1d_gpu_timer_start(g->timer)) != C1D_OK) goto done;
   if ((st = impl->run(s, g->x, g->w, g->b, y, ex)) != C1D_OK) goto done;
-  if ((st = c1d_gpu_synchronize()) != C1D_OK) goto done;
+  if ((st = c1d_gpu_timer_stop(g->timer, &warm_ms)) != C1D_OK) goto done;
   if (first && (st = c1d_gpu_download(first, y, (size_t)ny * sizeof(float))) != C1D_OK) goto done;
+  if (budget_ms > 0 && warm_ms * repeats > budget_ms && repeats > C1D_MIN_TIMED_RUNS) {
+    const int fit = (int)(budget_ms / warm_ms);
+    repeats = fit > C1D_MIN_TIMED_RUNS ? fit : C1D_MIN_TIMED_RUNS;
+  }
   for (int r = 0; r < repeats; r++) {
     if ((st = c1d_gpu_poison(y, ny)) != C1D_OK) goto done;
     if ((st = c1d_gpu_flush_l2()) != C1D_OK) goto done;
@@ -142,7 +148,7 @@ c1d_status c1d_gpu_session_upload(c1d_gpu_session *g, const float *x, const floa
 }
 c1d_status c1d_gpu_session_oracle(c1d_gpu_session *g, double *y, double *mag) { return no_cuda(); }
 c1d_status c1d_execute_gpu(c1d_gpu_session *g, const c1d_impl *impl, float *y_host, float *first,
-                           int repeats, c1d_exec *ex, c1d_timing *t) {
+                           int repeats, double budget_ms, c1d_exec *ex, c1d_timing *t) {
   return no_cuda();
 }
 

@@ -1,11 +1,16 @@
 /* The table of implementations. One extern and one table line per implementation; GPU lines exist
- * whenever the build has CUDA (a machine without a device lists them as unavailable, with the reason). */
+ * whenever the build has CUDA (a machine without a device lists them as unavailable, with the reason).
+ * Each carries its tier (reference/impl.h); the bug zoo's mutants (tests/zoo) follow the table, tier
+ * mutant. */
 #include "harness/registry.h"
 
+#include <pthread.h>
 #include <string.h>
 
+#include "tests/zoo/zoo.h"
 #ifdef C1D_HAVE_CUDA
 #include "gpu/device.h"
+#include "tests/zoo/gpu_zoo.h"
 #endif
 
 // --- CPU implementations (cpu/) ----------------------------------------------------------------
@@ -19,9 +24,11 @@ extern const c1d_impl c1d_cpu_kahan_blocked, c1d_cpu_split_3xtf32;
 extern const c1d_impl c1d_gpu_naive, c1d_gpu_tap_partial, c1d_gpu_kahan, c1d_gpu_tiled_smem,
     c1d_gpu_oracle_f64_impl;
 /* library baselines (cuDNN, cuBLAS) and the TF32 model on the GPU */
-extern const c1d_impl c1d_gpu_cudnn_fp32, c1d_gpu_cudnn_tf32, c1d_gpu_cublas_im2col_fp32,
-    c1d_gpu_cublas_im2col_tf32, c1d_gpu_tf32_inputs;
-/* the fast kernels: register-tiled FP32 and Kahan, TF32 and 3xTF32 tensor cores */
+extern const c1d_impl c1d_gpu_cudnn_fp32, c1d_gpu_cudnn_tf32, c1d_gpu_cudnn_fp32_fastest,
+    c1d_gpu_cudnn_tf32_fastest, c1d_gpu_cudnn_fp32_det, c1d_gpu_cudnn_tf32_det, c1d_gpu_cublas_im2col_fp32,
+    c1d_gpu_cublas_im2col_tf32, c1d_gpu_cublas_fp32_best, c1d_gpu_cublas_tf32_best,
+    c1d_gpu_tf32_inputs;
+/* the fast kernels: register-tiled FP32 and Kahan, TF32 and 3xTF32 tensor cores (Hopper wgmma) */
 extern const c1d_impl c1d_gpu_fp32_fast, c1d_gpu_kahan_fast, c1d_gpu_tf32, c1d_gpu_3xtf32;
 #endif
 
@@ -41,8 +48,14 @@ static const c1d_impl *const table[] = {
     &c1d_gpu_tf32_inputs,
     &c1d_gpu_cudnn_fp32,
     &c1d_gpu_cudnn_tf32,
+    &c1d_gpu_cudnn_fp32_fastest,
+    &c1d_gpu_cudnn_tf32_fastest,
+    &c1d_gpu_cudnn_fp32_det,
+    &c1d_gpu_cudnn_tf32_det,
     &c1d_gpu_cublas_im2col_fp32,
     &c1d_gpu_cublas_im2col_tf32,
+    &c1d_gpu_cublas_fp32_best,
+    &c1d_gpu_cublas_tf32_best,
     &c1d_gpu_fp32_fast,
     &c1d_gpu_kahan_fast,
     &c1d_gpu_tf32,
@@ -50,14 +63,33 @@ static const c1d_impl *const table[] = {
 #endif
 };
 
+enum { N_TABLE = sizeof table / sizeof table[0], MAX_MUTANTS = 64 };
+static const c1d_impl *everything[N_TABLE + MAX_MUTANTS];
+static int n_everything;
+static pthread_once_t built = PTHREAD_ONCE_INIT;
+
+/* The table, then the zoo's mutants (their arrays are not constant expressions of pointers). */
+static void build(void) {
+  for (int i = 0; i < N_TABLE; i++) everything[n_everything++] = table[i];
+  for (int i = 0; i < c1d_cpu_zoo_count && n_everything < N_TABLE + MAX_MUTANTS; i++)
+    everything[n_everything++] = c1d_cpu_zoo[i].impl;
+#ifdef C1D_HAVE_CUDA
+  for (int i = 0; i < c1d_gpu_zoo_count && n_everything < N_TABLE + MAX_MUTANTS; i++)
+    everything[n_everything++] = c1d_gpu_zoo[i].impl;
+#endif
+}
+
 const c1d_impl *const *c1d_registry(int *count) {
-  *count = (int)(sizeof table / sizeof table[0]);
-  return table;
+  pthread_once(&built, build);
+  *count = n_everything;
+  return everything;
 }
 
 const c1d_impl *c1d_find_impl(const char *name) {
-  for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-    if (strcmp(table[i]->name, name) == 0) return table[i];
+  int n = 0;
+  const c1d_impl *const *all = c1d_registry(&n);
+  for (int i = 0; i < n; i++)
+    if (strcmp(all[i]->name, name) == 0) return all[i];
   return NULL;
 }
 

@@ -150,6 +150,11 @@ static void print_title(FILE *f, const c1d_report_meta *meta, const c1d_run_resu
     fprintf(f, "inputs: %s, %d trials, seeds %llu..%llu (errors: worst trial; time: median)\n",
             c1d_dist_name(r->dist), r->trials, (unsigned long long)r->seed,
             (unsigned long long)(r->seed + (uint64_t)r->trials - 1));
+  if (r->cpu_batch_rows > 0 && r->cpu_batch_rows < r->shape.N)
+    fprintf(f, "CPU rows: batch rows 0..%lld of %lld (%.1f%% of N*L; their statistics cover that part, the GPU "
+               "rows all of it)\n",
+            (long long)r->cpu_batch_rows - 1, (long long)r->shape.N,
+            100.0 * (double)r->cpu_batch_rows / (double)r->shape.N);
   fprintf(f, "oracle: float64 on the %s, %.2f s", r->oracle, r->oracle_ms * 1e-3);
   if (meta->machine)
     fprintf(f, "; %d CPU threads%s%s", meta->machine->threads, meta->machine->has_gpu ? ", " : "",

@@ -68,6 +68,8 @@ static cJSON *inputs_json(const c1d_report_meta *meta, const c1d_run_results *r)
   else
     add_seed(in, "seed", r->seed);
   add_num(in, "trials", r->trials);
+  /* CPU rows cover batch rows [0, cpu_batch_rows) when it is below N */
+  add_num(in, "cpu_batch_rows", (double)(r->cpu_batch_rows > 0 ? r->cpu_batch_rows : r->shape.N));
   cJSON *files = cJSON_AddObjectToObject(in, "files");
   add_str(files, "x", meta->x_path);
   add_str(files, "w", meta->w_path);

@@ -30,6 +30,7 @@ typedef struct run_ctx {
   float *first;                 /* the first run's output, for the race check */
   float *naive;                 /* gpu_naive's output for the explainer (with a GPU session) */
   c1d_explainer explainer;      /* this trial's rounding models (prepared after the oracle) */
+  c1d_explainer part_explainer; /* the same on the CPU rows' batch rows (cpu_batch_rows), when partial */
   int cmp_a, cmp_b;             /* --compare: result indices, or -1 */
   float *keep_a;                /* A's output this trial */
   double *keep_b;               /* B's output promoted to double */
@@ -179,8 +180,15 @@ static c1d_status run_impl(run_ctx *c, int i, int trial, uint64_t seed) {
   c1d_impl_result *ir = &c->res->impls[i];
   c1d_trial_result *tr = &ir->trials[trial];
   const c1d_impl *impl = ir->impl;
-  const int repeats = c1d_run_default_repeats(c->cfg, impl);
-  const int warmup = c1d_flops(c->s) <= C1D_NO_WARMUP_GFLOP * 1e9;
+  /* CPU rows on the first cpu_batch_rows batch rows: x, y, the oracle and m are [n]-major, so the
+   * sub-shape's tensors are prefixes of the whole ones. */
+  c1d_shape part = *c->s;
+  if (impl->backend == C1D_BACKEND_CPU && c->cfg->cpu_batch_rows > 0) part.N = c->cfg->cpu_batch_rows;
+  const c1d_shape *rs = &part;
+  c1d_run_config rcfg = *c->cfg;
+  rcfg.shape = part;
+  const int repeats = c1d_run_default_repeats(&rcfg, impl);
+  const int warmup = c1d_flops(rs) <= C1D_NO_WARMUP_GFLOP * 1e9;
   c1d_exec ex = {.used_tf32 = -1};
   c1d_timing t = {0};
   c1d_status st;
@@ -188,9 +196,10 @@ static c1d_status run_impl(run_ctx *c, int i, int trial, uint64_t seed) {
   progress(c, "trial %d/%d: %s (%d runs)", trial + 1, c->cfg->trials, impl->name, repeats);
   c1d_error_clear();
   if (impl->backend == C1D_BACKEND_GPU)
-    st = c1d_execute_gpu(c->gpu, impl, c->y, c->first, repeats, &ex, &t);
+    st = c1d_execute_gpu(c->gpu, impl, c->y, c->first, repeats,
+                         c->cfg->repeats > 0 ? 0.0 : C1D_GPU_DEFAULT_BUDGET_MS, &ex, &t);
   else
-    st = c1d_execute_cpu(impl, c->s, c->x, c->w, c->b, c->y, c->first, repeats, warmup, &ex, &t);
+    st = c1d_execute_cpu(impl, rs, c->x, c->w, c->b, c->y, c->first, repeats, warmup, &ex, &t);
   snprintf(tr->algo, sizeof tr->algo, "%s", ex.algo);
   snprintf(tr->math, sizeof tr->math, "%s", ex.math);
   tr->used_tf32 = ex.used_tf32;
@@ -204,11 +213,13 @@ static c1d_status run_impl(run_ctx *c, int i, int trial, uint64_t seed) {
   tr->repeats = t.repeats;
   tr->time_median_ms = t.median_ms;
   tr->time_min_ms = t.min_ms;
-  tr->gflops = c1d_flops(c->s) / (t.median_ms * 1e6);
+  tr->gflops = c1d_flops(rs) / (t.median_ms * 1e6);
   tr->repeat_checked = t.repeat_checked;
   tr->repeat_identical = t.repeat_identical;
   c1d_output_view v = view_of(c, c->y, impl);
-  if ((st = analyze_output(c->cfg, &v, &c->explainer, tr)) != C1D_OK) return st;
+  v.s = rs;
+  const int partial = rs->N < c->s->N;
+  if ((st = analyze_output(c->cfg, &v, partial ? &c->part_explainer : &c->explainer, tr)) != C1D_OK) return st;
   keep_for_comparison(c, i, c->y);
   if (c->cfg->save_outputs_dir) return save_output(c, impl->name, seed, c->y, NULL);
   return C1D_OK;
@@ -308,7 +319,7 @@ static const float *naive_on_gpu(run_ctx *c) {
   c1d_exec ex = {.used_tf32 = -1};
   c1d_timing t = {0};
   c1d_error_clear();
-  return c1d_execute_gpu(c->gpu, gn, c->naive, NULL, 1, &ex, &t) == C1D_OK ? c->naive : NULL;
+  return c1d_execute_gpu(c->gpu, gn, c->naive, NULL, 1, 0.0, &ex, &t) == C1D_OK ? c->naive : NULL;
 }
 
 static c1d_status run_trial(run_ctx *c, int trial) {
@@ -325,12 +336,23 @@ static c1d_status run_trial(run_ctx *c, int trial) {
   if ((st = c1d_explainer_prepare_naive(&c->explainer, c->s, c->x, c->w, c->b, c->ref, c->mag,
                                         naive_on_gpu(c))) != C1D_OK)
     return st;
+  if (cfg->cpu_batch_rows > 0 && cfg->cpu_batch_rows < c->s->N) {
+    /* The CPU rows' verdicts judge the batch rows they cover: x, the oracle and m are [n]-major, so the
+     * sub-shape's are prefixes of the whole. */
+    c1d_shape part = *c->s;
+    part.N = cfg->cpu_batch_rows;
+    if ((st = c1d_explainer_prepare(&c->part_explainer, &part, c->x, c->w, c->b, c->ref, c->mag)) != C1D_OK) {
+      c1d_explainer_release(&c->explainer);
+      return st;
+    }
+  }
   for (int i = 0; i < c->res->n_impls && st == C1D_OK; i++) {
     if (c->res->impls[i].state == C1D_RESULT_SKIPPED) continue;
     st = i < cfg->n_impls ? run_impl(c, i, trial, seed) : run_candidate(c, i, trial, seed);
   }
   if (st == C1D_OK && c->res->n_comparisons) st = run_comparison(c, trial, seed);
   c1d_explainer_release(&c->explainer);
+  c1d_explainer_release(&c->part_explainer);
   return st;
 }
 

@@ -36,6 +36,9 @@ c1d_status c1d_oracle_parse(const char *text, c1d_oracle_choice *out);
 
 /* Defaults (c1d_run_config_default). */
 #define C1D_REPEATS_GPU 20
+/* With the default repeats, a GPU row's timed runs stop at about this much kernel time (at least
+ * C1D_MIN_TIMED_RUNS of them): the slow reference kernels then cost a few runs, not twenty. */
+#define C1D_GPU_DEFAULT_BUDGET_MS 300.0
 #define C1D_REPEATS_CPU 3
 #define C1D_REPEATS_CPU_LARGE 1       /* CPU runs above C1D_NO_WARMUP_GFLOP take seconds each */
 #define C1D_NO_WARMUP_GFLOP 20.0      /* CPU: no warm-up run above this much work */
@@ -62,6 +65,10 @@ typedef struct c1d_run_config {
   const float *x, *w, *b;
 
   int repeats;                  /* timed runs per implementation; 0: the backend's default */
+  /* > 0: the CPU implementations run on the first cpu_batch_rows batch rows only, and their outputs
+   * and statistics cover that share of N*L (the GPU rows and the oracle cover all of it); 0: all. Not
+   * with --compare or saved outputs, which need whole outputs. */
+  int64_t cpu_batch_rows;
   double atol, rtol, lambda;    /* the user's allclose tolerances and the probabilistic bound's lambda */
   c1d_oracle_choice oracle;
   const char *compare_a, *compare_b; /* --compare A,B: B's output is the reference for A; or NULL */
@@ -140,6 +147,7 @@ typedef struct c1d_run_results {
   c1d_dist dist;
   uint64_t seed;
   int trials;
+  int64_t cpu_batch_rows;   /* the config's: CPU rows cover batch rows [0, cpu_batch_rows) (0: all) */
   double atol, rtol, lambda;
   const char *oracle;       /* "cpu" or "gpu": the one used */
   double oracle_ms;         /* wall time of the oracle, summed over trials */

@@ -115,6 +115,10 @@ int c1d_run_memory_parts(const c1d_run_config *cfg, c1d_memory_part *parts) {
    * (harness/explain.h), plus a model's rounded copies of x and w while it is made. */
   PART("the explainer's reference noise, models and classification", c1d_explainer_host_bytes(s) + 8.0 * (nx + nw));
   PART("gpu_naive's output for the explainer", any_gpu ? 4.0 * ny : 0.0);
+  c1d_shape part = *s; /* the CPU rows' own explainer when they cover only the first batch rows */
+  part.N = cfg->cpu_batch_rows;
+  PART("the CPU rows' explainer (their batch rows)",
+       cfg->cpu_batch_rows > 0 && cfg->cpu_batch_rows < s->N ? c1d_explainer_host_bytes(&part) : 0.0);
   PART("the metrics' per-thread tables and block sums", threads * 16384.0 + ny / 256.0);
   PART("the per-trial result tables", rows * cfg->trials * (double)sizeof(c1d_trial_result));
   PART("the JSON report (tree and text)", rows * cfg->trials * json_values * JSON_BYTES_PER_VALUE);
@@ -144,6 +148,12 @@ c1d_status c1d_run_check(const c1d_run_config *cfg) {
     return c1d_fail(C1D_ERR_USAGE, "a candidate output belongs to one set of inputs (got %d trials)",
                     cfg->trials);
   if (cfg->repeats < 0) return c1d_fail(C1D_ERR_USAGE, "repeats must be >= 0 (got %d)", cfg->repeats);
+  if (cfg->cpu_batch_rows < 0 || cfg->cpu_batch_rows > cfg->shape.N)
+    return c1d_fail(C1D_ERR_USAGE, "CPU batch rows must be within 0..N (got %lld with N = %lld)",
+                    (long long)cfg->cpu_batch_rows, (long long)cfg->shape.N);
+  if (cfg->cpu_batch_rows > 0 && cfg->cpu_batch_rows < cfg->shape.N && (cfg->compare_a || cfg->save_outputs_dir))
+    return c1d_fail(C1D_ERR_USAGE, "CPU rows on part of the batch cannot be compared or saved (whole outputs "
+                                   "needed)");
   if (!finite_nonneg(cfg->atol) || !finite_nonneg(cfg->rtol))
     return c1d_fail(C1D_ERR_USAGE, "atol and rtol must be finite and >= 0");
   if (!(cfg->lambda > 0.0) || !isfinite(cfg->lambda))
@@ -206,6 +216,7 @@ c1d_status c1d_run_results_init(const c1d_run_config *cfg, c1d_run_results *r) {
   r->dist = cfg->dist;
   r->seed = cfg->seed;
   r->trials = cfg->trials;
+  r->cpu_batch_rows = cfg->cpu_batch_rows;
   r->atol = cfg->atol;
   r->rtol = cfg->rtol;
   r->lambda = cfg->lambda;

@@ -15,3 +15,12 @@ const char *c1d_precision_name(c1d_precision p) {
   }
   return "?";
 }
+
+const char *c1d_tier_name(c1d_tier t) {
+  switch (t) {
+    case C1D_TIER_MAIN: return "main";
+    case C1D_TIER_VARIANT: return "variant";
+    case C1D_TIER_MUTANT: return "mutant";
+  }
+  return "?";
+}

@@ -35,6 +35,11 @@ typedef struct c1d_exec {
   int used_tf32;     /* 1 used, 0 did not, -1 unknown */
 } c1d_exec;
 
+/* Where an implementation stands: MAIN rows are what `convlab run` runs and `convlab list` shows;
+ * VARIANT rows are alternatives kept for comparison (run when named, by `convlab bench`, and listed by
+ * `convlab list --all`); MUTANT rows are deliberately wrong (the bug zoo), for the explainer's tests. */
+typedef enum c1d_tier { C1D_TIER_MAIN = 0, C1D_TIER_VARIANT, C1D_TIER_MUTANT } c1d_tier;
+
 typedef struct c1d_impl {
   const char *name;        /* stable, e.g. "gpu_tiled_smem" */
   const char *summary;     /* one line: precision and accumulation order */
@@ -42,7 +47,7 @@ typedef struct c1d_impl {
   c1d_precision precision;
   const char *twin;        /* the CPU implementation it must match, or NULL */
   int twin_bit_exact;      /* 1: identical bits to the twin; 0: statistical agreement */
-  int mutant;              /* deliberately wrong (bug zoo); excluded from "all" and `convlab list` */
+  c1d_tier tier;           /* main (the default, 0), variant or mutant */
   /* NULL when the shape is handled, else a static reason ("K*D exceeds shared memory"). May be NULL. */
   const char *(*supported)(const c1d_shape *s);
   /* Optional, outside the timed region: allocate handles, choose algorithms. May be NULL. */
@@ -55,6 +60,9 @@ typedef struct c1d_impl {
 
 /* "fp32", "tf32", ... */
 const char *c1d_precision_name(c1d_precision p);
+
+/* "main", "variant", "mutant". */
+const char *c1d_tier_name(c1d_tier t);
 
 #ifdef __cplusplus
 }

@@ -11,8 +11,9 @@ out=${1:-out/crosscheck}
 [ $# -gt 0 ] && shift
 convlab=${CONVLAB:-$here/../build/harness/convlab}
 mkdir -p "$out" && rm -f "$out/bench.json" "$out/crosscheck.json"
-# Every GPU implementation unless the flags say --impl (cudnn_fp32, cudnn_tf32 and the TF32 model
-# gpu_tf32_inputs are always added: the comparison needs them). A failed row still leaves bench.json.
+# Every GPU implementation of tier main and variant unless the flags say --impl (cuDNN's fastest rows
+# and the TF32 model gpu_tf32_inputs are always added; cudnn_fp32 and cudnn_tf32, which the comparison
+# needs, are main rows). A failed row still leaves bench.json.
 # Inputs: the story's (--dist conv_init: x ~ N(0,1), w ~ U(+-1/sqrt(C*K)), nn.Conv1d's initialisation)
 # unless the flags choose another; relative L2 does not depend on the scale, allclose's failures do.
 dist=(--dist conv_init)

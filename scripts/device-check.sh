@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
 # Every GPU claim of convlab, proven in one go on a machine with an NVIDIA GPU, most important first
 # (run from the repository root, with a build made here or elsewhere and carried):
-#   1. every GPU test suite (kernels and their CPU twins, libraries, bench, the bug zoo, fast kernels):
+#   1. `convlab bench` on the headline shape: every GPU implementation of tier main and variant (the
+#      cuDNN and cuBLAS rows name their algorithms: the heuristic's first, the fastest of the library's
+#      own search, the first deterministic), ratios to cuDNN's fastest per math mode, each row's error,
+#      then the PyTorch cross-check of the cuDNN paths and the TF32 model; power and clocks beside it;
+#   2. make run's command (`convlab run --out DIR --html`, every main implementation on the headline
+#      shape, the CPU rows on its first two batch rows), timed: the goal is under 30 s;
+#   3. compute-sanitizer memcheck, racecheck, initcheck, synccheck on `gpu_driver sanitize` (every own
+#      GPU kernel of the registry at small shapes, the bit-exact ones against their CPU twins);
+#   4. every GPU test suite (kernels and their CPU twins, libraries, bench, the bug zoo, fast kernels):
 #      none may fail, none may skip except the "no device" tests;
-#   2. `convlab bench` on the headline shape: every GPU implementation, ratios to both cuDNN modes,
-#      each row's error, then the PyTorch cross-check of the cuDNN paths and the TF32 model;
-#   3. `convlab run` on the headline shape: the verdicts, `--compare gpu_naive,cudnn_tf32` (the story's
-#      check) and the HTML report;
-#   4. compute-sanitizer memcheck, racecheck, initcheck, synccheck on every kernel at small shapes
-#      (gpu_driver for the story's kernels and the oracle, fast_driver for the fast ones);
-#   5. the headline table of gpu_driver (each kernel's CPU twin compared bit for bit at the headline
-#      shape) and the float64 oracle against PyTorch's cuDNN float64.
+#   5. the twins at the headline shape (gpu_driver twins), the tensor-core rounding probe, the SASS of
+#      the tensor-core kernels (HGMMA, bulk tensor copies), the float64 oracle against PyTorch's;
+#   6. the story's comparison (`--compare gpu_naive,cudnn_tf32`) with its verdicts and HTML report.
 # usage: scripts/device-check.sh BUILD_DIR     (OUT: the log folder, default ./device-check-out)
 # environment: C1D_DEPS_PREFIX, a prefix holding Criterion's env.sh (see ../shared/device);
 #              C1D_DEADLINE_S, seconds after which remaining steps are skipped (default 560).
-# Exit status 0 only when every step ran and passed; the summary closes the output.
+# Exit status 0 only when every step ran and passed; the summary and the bench table close the output.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 build=${1:?usage: scripts/device-check.sh BUILD_DIR}
@@ -22,6 +25,7 @@ out=${OUT:-$PWD/device-check-out}
 mkdir -p "$out"
 deadline=${C1D_DEADLINE_S:-560}
 convlab=$build/harness/convlab
+driver=$build/gpu/gpu_driver
 if [ -n "${C1D_DEPS_PREFIX:-}" ]; then
   # shellcheck disable=SC1091
   source "$C1D_DEPS_PREFIX/env.sh"
@@ -39,16 +43,41 @@ run() {
   local left=$((deadline - SECONDS))
   [ "$limit" -gt "$left" ] && limit=$left
   echo "=== $name (limit ${limit}s, at ${SECONDS}s)"
+  local t0=$SECONDS
   timeout "$limit" "$@" >"$log" 2>&1
   local rc=$?
-  [ $rc -eq 0 ] && record "$name" "passed (${SECONDS}s)" || record "$name" "FAILED (exit $rc)"
+  [ $rc -eq 0 ] && record "$name" "passed ($((SECONDS - t0))s)" || record "$name" "FAILED (exit $rc)"
   return $rc
 }
 
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+nvidia-smi --query-gpu=name,driver_version,memory.total,power.limit,clocks.max.sm --format=csv,noheader
 echo "git: $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 
-# 1. the GPU test suites
+# 1. the bench, power and clocks beside it, and the PyTorch cross-check (conv_init inputs)
+nvidia-smi dmon -s pc -d 1 >"$out/dmon.txt" 2>&1 &
+dmon=$!
+run "bench + PyTorch cross-check" 200 "$out/story.txt" \
+  env CONVLAB="$convlab" bash scripts/crosscheck.sh "$out/story" --repeats 30 --quiet
+kill "$dmon" 2>/dev/null
+awk '$1 == "0" && $2 + 0 > 200 { n++; if ($2 > p) p = $2; if (m == 0 || $6 < m) m = $6 }
+     END { printf "power max %s W, lowest SM clock above 200 W %s MHz (%d s, nvidia-smi dmon)\n", p, m, n }' \
+  "$out/dmon.txt"
+
+# 2. make run's command, timed (it builds first; the build is not timed here)
+t0=$SECONDS
+run "make run's convlab run" 120 "$out/makerun.txt" "$convlab" run --out "$out/makerun" --html
+took=$((SECONDS - t0))
+[ "$took" -lt 30 ] && record "make run under 30 s" "passed (${took}s)" || record "make run under 30 s" "FAILED (${took}s)"
+grep -E '^CPU rows|^oracle' "$out/makerun.txt"
+
+# 3. sanitizers
+for tool in memcheck racecheck initcheck synccheck; do
+  run "$tool gpu_driver sanitize" 120 "$out/sanitize-$tool.txt" \
+    compute-sanitizer --tool "$tool" --error-exitcode 9 "$driver" sanitize
+  grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-$tool.txt" | tail -1
+done
+
+# 4. the GPU test suites
 for t in "$build"/tests/test_gpu*; do
   name=$(basename "$t")
   run "$name" 240 "$out/$name.txt" "$t" --jobs 1 --verbose --ascii
@@ -58,36 +87,27 @@ for t in "$build"/tests/test_gpu*; do
   [ -n "$bad" ] && record "$name" "SKIPPED TESTS: $bad"
 done
 
-# 2. the story: bench, PyTorch cross-check (conv_init inputs)
-run "bench + PyTorch cross-check" 150 "$out/story.txt" \
-  env CONVLAB="$convlab" bash scripts/crosscheck.sh "$out/story" --repeats 30 --quiet
-cat "$out/story.txt"
-
-# 3. verdicts, the story's comparison, the HTML report (GPU rows, the TF32 model; CPU rows on 16 cores
-#    would add minutes of float32 loops at 137 GFLOP each)
-run "convlab run --html" 150 "$out/run.txt" "$convlab" run --repeats 10 --html --out "$out/run" \
-  --impl gpu_naive,gpu_tap_partial,gpu_kahan,gpu_tiled_smem,gpu_oracle_f64,gpu_tf32_inputs,cudnn_fp32,cudnn_tf32,cublas_im2col_fp32,cublas_im2col_tf32,gpu_fp32_fast,gpu_kahan_fast,gpu_tf32,gpu_3xtf32 \
-  --compare gpu_naive,cudnn_tf32
-cat "$out/run.txt"
-
-# 4. sanitizers
-for driver in fast_driver gpu_driver; do
-  for tool in memcheck racecheck initcheck synccheck; do
-    run "$tool $driver" 90 "$out/sanitize-$tool-$driver.txt" \
-      compute-sanitizer --tool "$tool" --error-exitcode 9 "$build/gpu/$driver" sanitize
-    grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-$tool-$driver.txt" | tail -1
-  done
-done
-
-# 5. twins at the headline shape, and the oracle against cuDNN float64
-run "gpu_driver bench --twins" 150 "$out/twins.txt" "$build/gpu/gpu_driver" bench --repeats 10 --twins
-grep -v '^RESULT' "$out/twins.txt"
+# 5. twins at the headline shape, the probe, the SASS, the oracle against cuDNN float64
+run "gpu_driver twins" 150 "$out/twins.txt" "$driver" twins
 grep -E '^RESULT twin' "$out/twins.txt"
+run "gpu_driver probe" 30 "$out/probe.txt" "$driver" probe
+grep -E '^RESULT probe' "$out/probe.txt"
+run "SASS of the tensor-core kernels" 60 "$out/sass.txt" bash -c \
+  "cuobjdump --dump-sass '$convlab' | grep -oE 'HGMMA[.A-Z0-9x]*|UTMALDG[.A-Z0-9]*' | sort | uniq -c | tee /dev/stderr | grep -q HGMMA"
+cat "$out/sass.txt"
 run "PyTorch float64" 90 "$out/torch.txt" python3 scripts/bench_f64_torch.py \
   --shape 32,256,256,8192,4,1,0 --repeats 20
-grep -v '^RESULT' "$out/torch.txt"
-grep -E '^RESULT (oracle|torch)' "$out/twins.txt" "$out/torch.txt"
+grep -E '^RESULT (oracle|torch)' "$out/torch.txt"
 
+# 6. the story's comparison, with verdicts and the HTML report (GPU rows and the TF32 model)
+run "convlab run --compare --html" 150 "$out/run.txt" "$convlab" run --repeats 10 --html --out "$out/run" \
+  --impl gpu_naive,gpu_tiled_smem,gpu_tf32_inputs,cudnn_fp32,cudnn_tf32,cudnn_tf32_fastest,gpu_fp32_fast,gpu_tf32,gpu_3xtf32 \
+  --compare gpu_naive,cudnn_tf32
+grep -A40 '^verdicts' "$out/run.txt" | head -60
+
+echo
+echo "=== convlab bench (the headline shape)"
+sed -n '/^convlab bench:/,/^ms: median/p' "$out/story.txt" | cut -c1-230
 echo
 echo "=== device-check summary (${SECONDS}s)"
 status=0

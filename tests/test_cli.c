@@ -142,7 +142,7 @@ static const usage_case usage_cases[] = {
     {{"run", "--x", "@x", "--w", "@w", "--cin", "5"}, "--cin 5 disagrees with"},
     {{"run", "--x", "@x", "--w", "@w", "--taps", "3"}, "--taps 3 disagrees with"},
     {{"run", "--x", "@x", "--w", "@w", "--bias"}, "--bias with --x needs --b"},
-    {{"list", "--all"}, "unknown option '--all'"},
+    {{"list", "--every"}, "unknown option '--every'"},
     {{"explain"}, "--x, --w and --y are required"},
     {{"explain", "--x", "@x", "--w", "@w"}, "--x, --w and --y are required"},
     {{"explain", "--x", "@x", "--y", "@y"}, "--x, --w and --y are required"},
@@ -245,7 +245,7 @@ Test(cli, prints_help_for_the_program_and_each_command_with_exit_0) {
   free(o);
 }
 
-Test(cli, lists_every_non_mutant_implementation_and_whether_it_runs_here) {
+Test(cli, lists_the_main_tier_and_whether_it_runs_here) {
   outcome *o = malloc(sizeof *o);
   run_convlab((const char *[]){"list", NULL}, o);
   cr_expect_eq(o->code, 0);
@@ -254,8 +254,24 @@ Test(cli, lists_every_non_mutant_implementation_and_whether_it_runs_here) {
   for (int i = 0; i < n; i++) {
     char line[160];
     snprintf(line, sizeof line, "\n%s ", table[i]->name);
-    cr_expect_eq(strstr(o->out, line) != NULL, !table[i]->mutant, "%s", table[i]->name);
+    cr_expect_eq(strstr(o->out, line) != NULL, table[i]->tier == C1D_TIER_MAIN, "%s", table[i]->name);
   }
+  free(o);
+}
+
+Test(cli, lists_every_tier_with_all) {
+  outcome *o = malloc(sizeof *o);
+  run_convlab((const char *[]){"list", "--all", NULL}, o);
+  cr_expect_eq(o->code, 0);
+  int n = 0, variants = 0;
+  const c1d_impl *const *table = c1d_registry(&n);
+  for (int i = 0; i < n; i++) {
+    char line[160];
+    snprintf(line, sizeof line, "\n%s ", table[i]->name);
+    cr_expect(strstr(o->out, line) != NULL, "%s missing from list --all", table[i]->name);
+    variants += table[i]->tier == C1D_TIER_VARIANT;
+  }
+  if (variants) cr_expect(strstr(o->out, "[variant]") != NULL, "variants are marked");
   free(o);
 }
 
@@ -275,9 +291,9 @@ Test(cli, prints_the_json_report_with_every_selected_implementation) {
   cJSON *root = parse_json_stdout(o), *impls = cJSON_GetObjectItem(root, "implementations");
   int n = 0;
   const c1d_impl *const *table = c1d_registry(&n);
-  int non_mutants = 0;
-  for (int i = 0; i < n; i++) non_mutants += !table[i]->mutant;
-  cr_expect_eq(cJSON_GetArraySize(impls), non_mutants, "--impl all: every non-mutant");
+  int mains = 0;
+  for (int i = 0; i < n; i++) mains += table[i]->tier == C1D_TIER_MAIN;
+  cr_expect_eq(cJSON_GetArraySize(impls), mains, "--impl all: every implementation of tier main");
   cJSON *impl;
   cJSON_ArrayForEach(impl, impls) {
     const char *status = cJSON_GetStringValue(cJSON_GetObjectItem(impl, "status"));

@@ -59,11 +59,12 @@ Test(gpu_bench, reports_every_row_with_ratios_error_and_model) {
   cr_assert_not_null(mkdtemp(dir));
   char out[256];
   snprintf(out, sizeof out, "%s/bench.json", dir);
-  /* Only two rows asked for: bench adds cudnn_tf32 (for the ratios) and gpu_tf32_inputs (the model). */
-  const char *argv[] = {"bench", "--impl", "cudnn_fp32,cublas_im2col_tf32", "--batch", "2", "--cin", "37",
+  /* Three rows asked for: bench adds cudnn_tf32_fastest (the TF32 ratios) and gpu_tf32_inputs (the
+   * model). */
+  const char *argv[] = {"bench", "--impl", "cudnn_fp32_fastest,cudnn_fp32,cublas_im2col_tf32", "--batch", "2", "--cin", "37",
                         "--cout", "29", "--length", "300", "--taps", "5", "--dilation", "3", "--bias",
                         "--repeats", "3", "--quiet", "--out", out, "--save-inputs", dir};
-  cr_assert_eq(bench(23, argv), 0);
+  cr_assert_eq(bench((int)(sizeof argv / sizeof argv[0]), argv), 0);
   char *text = read_text(out);
   cJSON *root = cJSON_Parse(text);
   cr_assert_not_null(root);
@@ -80,19 +81,23 @@ Test(gpu_bench, reports_every_row_with_ratios_error_and_model) {
       cr_assert_str_neq(state, "failed", "%s failed", name);
       continue;
     }
-    cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(row, "ratio_to_cudnn_fp32")), "%s", name);
-    cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(row, "ratio_to_cudnn_tf32")), "%s", name);
+    cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(row, "ratio_to_cudnn_fp32_fastest")), "%s", name);
+    cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(row, "ratio_to_cudnn_tf32_fastest")), "%s", name);
     cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(row, "rel_l2")), "%s", name);
-    if (!strcmp(name, "cudnn_fp32")) {
+    cr_assert(cJSON_IsString(cJSON_GetObjectItem(row, "algo")) || strncmp(name, "cudnn", 5), "%s names no algorithm", name);
+    if (!strcmp(name, "cudnn_fp32_fastest")) {
       seen_fp32 = 1;
-      cr_assert_float_eq(cJSON_GetObjectItem(row, "ratio_to_cudnn_fp32")->valuedouble, 1.0, 1e-12);
+      cr_assert_float_eq(cJSON_GetObjectItem(row, "ratio_to_cudnn_fp32_fastest")->valuedouble, 1.0, 1e-12);
       cr_assert_lt(cJSON_GetObjectItem(row, "rel_l2")->valuedouble, 2e-6);
+      cr_assert(strstr(cJSON_GetObjectItem(row, "algo")->valuestring, "fastest found"), "%s",
+                cJSON_GetObjectItem(row, "algo")->valuestring);
     }
-    if (!strcmp(name, "cudnn_tf32") || !strcmp(name, "cublas_im2col_tf32"))
+    if (!strcmp(name, "cudnn_tf32_fastest") || !strcmp(name, "cublas_im2col_tf32"))
       cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(row, "model_rel_l2")), "%s has no model", name);
   }
   cr_assert(seen_fp32);
-  cr_assert_eq(rows_seen, 4, "cudnn_fp32, cublas_im2col_tf32, cudnn_tf32 and gpu_tf32_inputs expected");
+  cr_assert_eq(rows_seen, 5, "cudnn_fp32_fastest, cudnn_fp32, cublas_im2col_tf32, cudnn_tf32_fastest and "
+                             "gpu_tf32_inputs expected");
   snprintf(out, sizeof out, "%s/b.npy", dir);
   cr_assert_eq(access(out, R_OK), 0, "--save-inputs wrote no b.npy");
   cJSON_Delete(root);

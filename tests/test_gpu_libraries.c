@@ -1,4 +1,4 @@
-/* gpu_libraries: the library baselines (cudnn_fp32, cudnn_tf32, cublas_im2col_fp32, cublas_im2col_tf32)
+/* gpu_libraries: the library baselines (the cudnn_* and cublas_im2col_* rows)
  * and gpu_tf32_inputs. On small-integer inputs (|v| <= 8: exact in float32 and in TF32, every partial
  * sum below 2^24) each must equal the float64 oracle exactly, which proves the causal padding and the
  * bias; on random inputs cudnn_fp32 is float32-accurate, each TF32-allowed path's used_tf32 agrees with
@@ -21,8 +21,10 @@
 #ifdef C1D_HAVE_CUDA /* the whole suite; a build without CUDA checks their absence (end of file) */
 #include "gpu/device.h"
 
-static const char *const library_names[] = {"cudnn_fp32", "cudnn_tf32", "cublas_im2col_fp32",
-                                            "cublas_im2col_tf32"};
+static const char *const library_names[] = {"cudnn_fp32",         "cudnn_tf32",         "cudnn_fp32_fastest",
+                                            "cudnn_tf32_fastest", "cudnn_fp32_det",     "cudnn_tf32_det",
+                                            "cublas_im2col_fp32", "cublas_im2col_tf32", "cublas_fp32_best",
+                                            "cublas_tf32_best"};
 enum { N_LIBS = sizeof library_names / sizeof library_names[0] };
 
 /* Odd sizes, K 1..9, D 1..4, bias on and off, C = 1, L shorter than the receptive field (K-1)*D. */
@@ -108,10 +110,12 @@ ParameterizedTest(int *si, gpu_libraries, equal_the_oracle_exactly_on_integer_in
   skip_without_device();
   const c1d_shape *s = &shapes[*si];
   host_case h = make_host_case(s, C1D_DIST_INTEGER, 300 + *si, 1);
-  const char *names[] = {"cudnn_fp32", "cudnn_tf32", "cublas_im2col_fp32", "cublas_im2col_tf32",
-                         "gpu_tf32_inputs"};
+  const char *names[] = {"cudnn_fp32",         "cudnn_tf32",         "cudnn_fp32_fastest",
+                         "cudnn_tf32_fastest", "cudnn_fp32_det",     "cudnn_tf32_det",
+                         "cublas_im2col_fp32", "cublas_im2col_tf32", "cublas_fp32_best",
+                         "cublas_tf32_best", "gpu_tf32_inputs"};
   cr_assert_leq(c1d_integer_range(s), 8, "integers beyond 8 may not be exact in TF32");
-  for (int i = 0; i < 5; i++) {
+  for (int i = 0; i < (int)(sizeof names / sizeof names[0]); i++) {
     c1d_exec ex;
     run_on_gpu(impl_named(names[i]), s, &h, &ex);
     if (is_transform_algo(ex.algo)) {

@@ -514,3 +514,38 @@ Test(memory, does_not_grow_with_the_dilation) {
   cr_expect_eq(c1d_run(&far, &r), C1D_OK, "%s", c1d_error_detail());
   c1d_run_results_free(&r);
 }
+
+// --- CPU rows on part of the batch ------------------------------------------------------------------
+
+Test(runner, judges_cpu_rows_on_the_batch_rows_they_cover) {
+  /* The headline run's CPU rows cover its first batch rows only: their metrics, profiles and verdicts
+   * must concern those rows, not the rest of the output buffer (which they never write). */
+  const c1d_impl *impls[] = {&c1d_cpu_naive, &c1d_cpu_kahan};
+  c1d_run_config cfg = config_for(impls, 2);
+  cfg.shape = (c1d_shape){.N = 4, .C = 16, .O = 8, .L = 512, .K = 4, .D = 1, .bias = 0};
+  cfg.cpu_batch_rows = 1;
+  c1d_run_results r;
+  cr_assert_eq(c1d_run(&cfg, &r), C1D_OK, "%s", c1d_error_detail());
+  cr_assert_eq(r.cpu_batch_rows, 1);
+  for (int i = 0; i < 2; i++) {
+    const c1d_trial_result *t = &find(&r, impls[i]->name)->trials[0];
+    cr_assert_eq(t->metrics.count, cfg.shape.O * cfg.shape.L, "%s: metrics over the covered row only",
+                 impls[i]->name);
+    cr_assert_eq(t->metrics.nonfinite, 0);
+    cr_assert(t->explained);
+    cr_assert_eq(t->explanation.verdict, C1D_VERDICT_FP32_ROUNDING, "%s: %s (%s)", impls[i]->name,
+                 c1d_verdict_name(t->explanation.verdict), t->explanation.reason);
+  }
+  c1d_run_results_free(&r);
+}
+
+Test(runner, refuses_partial_cpu_rows_with_a_comparison) {
+  const c1d_impl *impls[] = {&c1d_cpu_naive, &c1d_cpu_kahan};
+  c1d_run_config cfg = config_for(impls, 2);
+  cfg.cpu_batch_rows = 1;
+  cfg.compare_a = "naive";
+  cfg.compare_b = "kahan";
+  c1d_run_results r;
+  cr_assert_eq(c1d_run(&cfg, &r), C1D_ERR_USAGE);
+  cr_assert(strstr(c1d_error_detail(), "whole outputs"), "%s", c1d_error_detail());
+}

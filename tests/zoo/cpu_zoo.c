@@ -74,7 +74,7 @@ static c1d_status run_bug(const c1d_shape *s, const float *x, const float *w, co
                                  .summary = summary_text,                                         \
                                  .backend = C1D_BACKEND_CPU,                                      \
                                  .precision = C1D_PREC_WRONG,                                     \
-                                 .mutant = 1,                                                     \
+                                 .tier = C1D_TIER_MUTANT,                                         \
                                  .run = ident##_run};
 
 MUTANT(zoo_causal_shift, "off-by-one causal shift: reads one step too early", .shift = 1)
@@ -171,19 +171,19 @@ static const c1d_impl zoo_reverse_order = {.name = "zoo_reverse_order",
                                            .summary = "fp32, c and k summed in reverse",
                                            .backend = C1D_BACKEND_CPU,
                                            .precision = C1D_PREC_FP32,
-                                           .mutant = 1,
+                                           .tier = C1D_TIER_MUTANT,
                                            .run = reverse_order_run};
 static const c1d_impl zoo_bf16_store = {.name = "zoo_bf16_store",
                                         .summary = "naive order, output stored as bf16",
                                         .backend = C1D_BACKEND_CPU,
                                         .precision = C1D_PREC_BF16,
-                                        .mutant = 1,
+                                        .tier = C1D_TIER_MUTANT,
                                         .run = bf16_store_run};
 static const c1d_impl zoo_fp16_store = {.name = "zoo_fp16_store",
                                         .summary = "naive order, output stored as fp16",
                                         .backend = C1D_BACKEND_CPU,
                                         .precision = C1D_PREC_FP16,
-                                        .mutant = 1,
+                                        .tier = C1D_TIER_MUTANT,
                                         .run = fp16_store_run};
 
 extern const c1d_impl c1d_cpu_tap_partial, c1d_cpu_kahan, c1d_cpu_tf32_inputs;

@@ -191,7 +191,7 @@ static const char *zoo_batch_stride_supported(const c1d_shape *s) {
                                                .precision = precision_,                             \
                                                .twin = NULL,                                        \
                                                .twin_bit_exact = 0,                                 \
-                                               .mutant = 1,                                         \
+                                               .tier = C1D_TIER_MUTANT,                             \
                                                .supported = supported_fn,                           \
                                                .setup = NULL,                                       \
                                                .teardown = NULL,                                    \

@@ -1,6 +1,6 @@
 /* The GPU bug zoo (tests/zoo/gpu_zoo.cu): deliberately wrong CUDA kernels, each a copy of gpu_naive or
  * gpu_tiled_smem with one bug, and the verdict the explainer must give on each (c1d_zoo_entry, zoo.h).
- * Built into the tests only, and only when CUDA is built. run() takes device pointers. */
+ * Built when CUDA is built; the mutants are registered with tier mutant. run() takes device pointers. */
 #ifndef C1D_GPU_ZOO_H
 #define C1D_GPU_ZOO_H
 

@@ -1,6 +1,7 @@
-/* The bug zoo: deliberately wrong implementations, built only into the tests, that prove the explainer
- * calls every bug a bug (and where), plus correct-but-different ones it must never call a bug.
- * Each entry says what the explainer must conclude. */
+/* The bug zoo: deliberately wrong implementations that prove the explainer calls every bug a bug (and
+ * where), plus correct-but-different ones it must never call a bug. Each entry says what the explainer
+ * must conclude. The mutants are in the registry with tier mutant (harness/registry.c: `convlab list
+ * --mutants` shows them, `convlab run --impl NAME` runs one); the correct variants are the tests' own. */
 #ifndef C1D_ZOO_H
 #define C1D_ZOO_H
 
