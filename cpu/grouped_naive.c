@@ -28,11 +28,18 @@ static c1d_status grouped_naive_run(const c1d_shape *s, const float *x, const fl
   return C1D_OK;
 }
 
+/* On the plain problem it computes naive's bits exactly: naive is the row that runs there. */
+static const char *grouped_naive_supported(const c1d_shape *s) {
+  return c1d_shape_is_plain(s) ? "the plain problem (naive computes the same bits)" : NULL;
+}
+
 const c1d_impl c1d_cpu_grouped_naive = {
     .name = "grouped_naive",
     .summary = "the contract: exact products (fma), fp32 sum in the naive order over o's group, "
                "fp32 SiLU, one rounding to y's type; any groups, states, types",
     .backend = C1D_BACKEND_CPU,
     .precision = C1D_PREC_FP32,
+    .caps = C1D_CAP_GROUPS | C1D_CAP_STATES | C1D_CAP_SILU | C1D_CAP_DTYPES,
+    .supported = grouped_naive_supported,
     .run = grouped_naive_run,
 };

@@ -17,6 +17,8 @@
 extern const c1d_impl c1d_cpu_naive, c1d_cpu_tap_partial, c1d_cpu_kahan, c1d_cpu_tf32_inputs;
 /* CPU twins of the fast kernels (issue 8) */
 extern const c1d_impl c1d_cpu_kahan_blocked, c1d_cpu_split_3xtf32;
+/* the operator as people write it (issue 15): groups, depthwise, states, SiLU, bf16/fp16 tensors */
+extern const c1d_impl c1d_cpu_grouped_naive;
 
 // --- GPU implementations (gpu/) ----------------------------------------------------------------
 #ifdef C1D_HAVE_CUDA
@@ -39,6 +41,7 @@ static const c1d_impl *const table[] = {
     &c1d_cpu_tf32_inputs,
     &c1d_cpu_kahan_blocked,
     &c1d_cpu_split_3xtf32,
+    &c1d_cpu_grouped_naive,
 #ifdef C1D_HAVE_CUDA
     &c1d_gpu_naive,
     &c1d_gpu_tap_partial,

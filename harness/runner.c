@@ -315,7 +315,7 @@ static c1d_status run_oracle(run_ctx *c, uint64_t seed) {
 static const float *naive_on_gpu(run_ctx *c) {
   if (!c->gpu || !c->naive) return NULL;
   const c1d_impl *gn = c1d_find_impl("gpu_naive");
-  if (!gn || c1d_impl_unavailable(gn) || (gn->supported && gn->supported(c->s))) return NULL;
+  if (!gn || c1d_impl_unavailable(gn) || c1d_impl_unsupported(gn, c->s)) return NULL;
   c1d_exec ex = {.used_tf32 = -1};
   c1d_timing t = {0};
   c1d_error_clear();

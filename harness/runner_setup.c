@@ -234,7 +234,7 @@ c1d_status c1d_run_results_init(const c1d_run_config *cfg, c1d_run_results *r) {
       ir->precision = c1d_precision_name(impl->precision);
       ir->summary = impl->summary ? impl->summary : "";
       const char *why = c1d_impl_unavailable(impl);
-      if (!why && impl->supported) why = impl->supported(&cfg->shape);
+      if (!why) why = c1d_impl_unsupported(impl, &cfg->shape);
       if (why) {
         ir->state = C1D_RESULT_SKIPPED;
         copy_text(ir->skip_reason, sizeof ir->skip_reason, why);

@@ -40,6 +40,16 @@ typedef struct c1d_exec {
  * `convlab list --all`); MUTANT rows are deliberately wrong (the bug zoo), for the explainer's tests. */
 typedef enum c1d_tier { C1D_TIER_MAIN = 0, C1D_TIER_VARIANT, C1D_TIER_MUTANT } c1d_tier;
 
+/* What an implementation handles beyond the plain problem (dense, no states, no activation, fp32): the
+ * runner skips it, with the reason, on a problem that needs more (c1d_impl_unsupported). */
+enum {
+  C1D_CAP_GROUPS = 1u << 0,  /* G > 1 (grouped and depthwise) */
+  C1D_CAP_STATES = 1u << 1,  /* initial states (ex->states) */
+  C1D_CAP_SILU = 1u << 2,    /* the SiLU activation */
+  C1D_CAP_DTYPES = 1u << 3,  /* bf16 and fp16 tensors (y rounded to its type) */
+  C1D_CAP_DEPTHWISE_ONLY = 1u << 4, /* only G = C = O */
+};
+
 typedef struct c1d_impl {
   const char *name;        /* stable, e.g. "gpu_tiled_smem" */
   const char *summary;     /* one line: precision and accumulation order */
@@ -56,6 +66,7 @@ typedef struct c1d_impl {
   /* y = conv(x, w, b). b is NULL iff !s->bias. Must write every element of y. */
   c1d_status (*run)(const c1d_shape *s, const float *x, const float *w, const float *b, float *y,
                     c1d_exec *ex);
+  unsigned caps;           /* C1D_CAP_*: 0 for the plain problem only */
 } c1d_impl;
 
 /* "fp32", "tf32", ... */
@@ -63,6 +74,13 @@ const char *c1d_precision_name(c1d_precision p);
 
 /* "main", "variant", "mutant". */
 const char *c1d_tier_name(c1d_tier t);
+
+/* NULL when impl's capabilities cover what problem s needs, else why not ("groups (G=64)", ...); then
+ * impl->supported (if any). */
+const char *c1d_impl_unsupported(const c1d_impl *impl, const c1d_shape *s);
+
+/* "groups, states, silu, bf16/fp16" from caps (a static string per combination is not needed: into buf). */
+void c1d_caps_format(unsigned caps, char *buf, int size);
 
 #ifdef __cplusplus
 }
