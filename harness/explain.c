@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu/rows.h"
 #include "reference/impl.h"
 
 extern const c1d_impl c1d_cpu_naive;
@@ -156,6 +157,39 @@ static const float *lazy_full_sq(void *ctx) {
   return ex->full_sq = d;
 }
 
+/* The arbitrary order on every element: acc = b, then the terms in perm's order (row kernels). */
+static int permuted_full(const c1d_explainer *ex, float *out) {
+  const c1d_shape *s = &ex->shape;
+  const int64_t cg = c1d_cin_per_group(s), pad = c1d_pad(s), T = cg * s->K;
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t no = 0; no < s->N * s->O; no++) {
+    const int64_t n = no / s->O, o = no % s->O, c0 = c1d_group_first_c(s, o);
+    float *acc = out + c1d_y_index(s, n, o, 0);
+    c1d_row_fill(acc, s->bias ? ex->b[o] : 0.0f, s->L);
+    for (int64_t j = 0; j < T; j++) {
+      const int64_t c = c0 + ex->perm[j] / s->K, k = ex->perm[j] % s->K;
+      c1d_row_fma_hist(acc, ex->x + c1d_x_index(s, n, c, 0), NULL, pad, ex->w[c1d_w_index(s, o, c, k)],
+                       -c1d_source_time(s, 0, k), s->L);
+    }
+  }
+  return 0;
+}
+
+static const c1d_noise_ref *lazy_arbitrary_noise(void *ctx) {
+  c1d_explainer *ex = ctx;
+  if (ex->arbitrary_ready) return &ex->arbitrary;
+  float *out = malloc((size_t)c1d_y_count(&ex->shape) * sizeof *out);
+  if (!out) return NULL;
+  permuted_full(ex, out);
+  const c1d_layout lay = {ex->shape.N, ex->shape.O, ex->shape.L, ex->shape.K, ex->shape.D,
+                          c1d_pad(&ex->shape), ex->terms_t};
+  const int rc = c1d_noise_ref_combine(&lay, ex->ref, ex->mag, ex->naive, &ex->noise, out, &ex->arbitrary);
+  free(out);
+  if (rc != 0) return NULL;
+  ex->arbitrary_ready = 1;
+  return &ex->arbitrary;
+}
+
 // --- prepare ------------------------------------------------------------------------------------
 
 static c1d_layout layout_of(const c1d_explainer *ex) {
@@ -205,7 +239,7 @@ c1d_status c1d_explainer_prepare_naive(c1d_explainer *ex, const c1d_shape *s, co
   ex->sample_mag = malloc(sb * sizeof *ex->sample_mag);
   ex->naive_err = malloc(sb * sizeof *ex->naive_err);
   ex->permuted_err = malloc(sb * sizeof *ex->permuted_err);
-  int32_t *perm = malloc((size_t)(s->C * s->K) * sizeof *perm);
+  int32_t *perm = ex->perm = malloc((size_t)c1d_terms(s) * sizeof *perm);
   c1d_status st = C1D_OK;
   if (!ex->terms_t || !ex->sample || !ex->sample_ref || !ex->sample_mag || !ex->naive_err ||
       !ex->permuted_err || !perm) {
@@ -232,7 +266,7 @@ c1d_status c1d_explainer_prepare_naive(c1d_explainer *ex, const c1d_shape *s, co
     st = c1d_fail(C1D_ERR_NO_MEMORY, "explainer: cannot allocate the reference noise");
     goto done;
   }
-  c1d_term_permutation(s->C * s->K, 0x5eed, perm);
+  c1d_term_permutation(c1d_terms(s), 0x5eed, perm);
 #pragma omp parallel for schedule(dynamic, 256)
   for (int64_t j = 0; j < S; j++) {
     const int64_t i = ex->sample[j] = total == S ? j : (int64_t)(mix((uint64_t)j) % (uint64_t)total);
@@ -249,7 +283,6 @@ c1d_status c1d_explainer_prepare_naive(c1d_explainer *ex, const c1d_shape *s, co
   ex->info.permuted_err = ex->permuted_err;
   st = model_statistics(ex);
 done:
-  free(perm);
   if (st != C1D_OK) c1d_explainer_release(ex);
   return st;
 }
@@ -270,7 +303,7 @@ c1d_status c1d_explainer_explain(c1d_explainer *ex, const float *cand, int repea
   in.noise = &ex->noise;
   in.sample = &ex->info;
   in.models = (c1d_model_provider){ex,           lazy_sample_delta, lazy_sample_bias, lazy_sample_sq,
-                                   lazy_full_delta, lazy_full_bias, lazy_full_sq};
+                                   lazy_full_delta, lazy_full_bias, lazy_full_sq, lazy_arbitrary_noise};
   in.repeat_checked = repeat_checked;
   in.repeat_identical = repeat_identical;
   if (c1d_classify(&in, out) != 0)
@@ -295,6 +328,8 @@ void c1d_explainer_release(c1d_explainer *ex) {
   }
   free(ex->sample_sq);
   free(ex->full_sq);
+  free(ex->perm);
+  if (ex->arbitrary_ready) c1d_noise_ref_free(&ex->arbitrary);
   memset(ex, 0, sizeof *ex);
 }
 

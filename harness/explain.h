@@ -38,6 +38,9 @@ typedef struct c1d_explainer {
   /* Model arrays made on first use (NULL until then). */
   double *sample_delta[C1D_MODEL_COUNT], *sample_bias[C1D_MODEL_COUNT], *sample_sq;
   float *full_delta[C1D_MODEL_COUNT], *full_bias[C1D_MODEL_COUNT], *full_sq;
+  int32_t *perm;                /* owned: the arbitrary order of the (C/G)*K terms */
+  int arbitrary_ready;          /* arbitrary holds the combined reference */
+  c1d_noise_ref arbitrary;
 } c1d_explainer;
 
 /* Prepares the evidence for inputs x, w, b (host arrays, borrowed with ref and mag until release).

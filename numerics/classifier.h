@@ -148,6 +148,9 @@ typedef struct c1d_model_provider {
   const float *(*delta)(void *ctx, int model);
   const float *(*tc_bias)(void *ctx, int model);
   const float *(*sq_products)(void *ctx);
+  /* The reference noise of an arbitrary order (a pseudo-random order of the terms) combined with the
+   * naive order's (c1d_noise_ref_combine), for order-sensitive inputs. */
+  const c1d_noise_ref *(*arbitrary_noise)(void *ctx);
 } c1d_model_provider;
 
 typedef struct c1d_classifier_input {

@@ -28,6 +28,7 @@ static int64_t position_class(const c1d_layout *lay, int64_t t) {
 static int64_t terms_at(const c1d_layout *lay, int64_t t) { return lay->terms_t ? lay->terms_t[t] : 1; }
 
 static int mark_repeats(const c1d_layout *lay, const double *ref, const double *mag, c1d_noise_ref *out);
+static int noise_stats(const c1d_layout *lay, const double *ref, const float *naive, c1d_noise_ref *out);
 
 int c1d_noise_ref_build(const c1d_layout *lay, const double *ref, const double *mag, const float *naive,
                         c1d_noise_ref *out) {
@@ -111,13 +112,19 @@ int c1d_noise_ref_build(const c1d_layout *lay, const double *ref, const double *
   free(pool_sum);
   free(pool_cnt);
   free(seg_level);
-  // Pass 3: statistics of g / sigma, per row then in row order.
-  const int nt = C1D_NOISE_TAILS;
-  double *rs = calloc((size_t)(N * O) * (size_t)(5 + nt), sizeof *rs);
-  if (!rs) {
+  if (noise_stats(lay, ref, naive, out) != 0 || mark_repeats(lay, ref, mag, out) != 0) {
     c1d_noise_ref_free(out);
     return -1;
   }
+  return 0;
+}
+
+/* The statistics of g / sigma for one realisation (g = out - y), per row then in row order, into r. */
+static int noise_stats(const c1d_layout *lay, const double *ref, const float *naive, c1d_noise_ref *out) {
+  const int64_t N = lay->N, O = lay->O, L = lay->L, M = N * O * L;
+  const int nt = C1D_NOISE_TAILS;
+  double *rs = calloc((size_t)(N * O) * (size_t)(5 + nt), sizeof *rs);
+  if (!rs) return -1;
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < N * O; row++) {
     double *r = rs + row * (5 + nt); /* count, sum q2, sum q4, max q2, sum g^2, tails..., */
@@ -159,10 +166,30 @@ int c1d_noise_ref_build(const c1d_layout *lay, const double *ref, const double *
   for (int k = 0; k < nt; k++) out->tail[k] = cnt ? (tails[k] + 3.0) / cnt : 0.0;
   out->rms_abs = cnt ? sqrt(sg2 / cnt) : 0.0;
   out->sigma_rms = cnt ? sqrt(sig2 / cnt) : 0.0;
-  if (mark_repeats(lay, ref, mag, out) != 0) {
+  return 0;
+}
+
+int c1d_noise_ref_combine(const c1d_layout *lay, const double *ref, const double *mag, const float *naive,
+                          const c1d_noise_ref *a, const float *other, c1d_noise_ref *out) {
+  c1d_noise_ref b, sa;
+  if (c1d_noise_ref_build(lay, ref, mag, other, &b) != 0) return -1;
+  const int64_t M = lay->N * lay->O * lay->L;
+  memset(&sa, 0, sizeof sa);
+  *out = b; /* b's sigma and repeats, then sigma raised to a's where larger */
+  for (int64_t i = 0; i < M; i++)
+    if (a->sigma[i] > out->sigma[i]) out->sigma[i] = a->sigma[i];
+  sa.layout = *lay;
+  sa.sigma = out->sigma;
+  if (noise_stats(lay, ref, naive, &sa) != 0 || noise_stats(lay, ref, other, out) != 0) {
     c1d_noise_ref_free(out);
     return -1;
   }
+  /* The larger of the two realisations' statistics under the common sigma. */
+  out->mean_sq = fmax(out->mean_sq, sa.mean_sq);
+  out->mean_q4 = fmax(out->mean_q4, sa.mean_q4);
+  out->max_sq = fmax(out->max_sq, sa.max_sq);
+  for (int k = 0; k < C1D_NOISE_TAILS; k++) out->tail[k] = fmax(out->tail[k], sa.tail[k]);
+  out->rms_abs = a->rms_abs;
   return 0;
 }
 

@@ -60,6 +60,13 @@ double c1d_noise_unit(double mag, int64_t terms);
 int c1d_noise_ref_build(const c1d_layout *lay, const double *ref, const double *mag, const float *naive,
                         c1d_noise_ref *out);
 
+/* The reference of two realisations (the naive order's, a; another order's output, other): each
+ * element's sigma the larger of theirs, each statistic the larger of the two realisations' under that
+ * sigma (for inputs where orders differ: an arbitrary order as the reference). Returns 0, or -1 without
+ * memory. */
+int c1d_noise_ref_combine(const c1d_layout *lay, const double *ref, const double *mag, const float *naive,
+                          const c1d_noise_ref *a, const float *other, c1d_noise_ref *out);
+
 /* Frees what build allocated; a zeroed reference is fine. */
 void c1d_noise_ref_free(c1d_noise_ref *r);
 
