@@ -37,6 +37,8 @@
  * thread 16*OB_MAX*TB + 12*KC*TB bytes (under 1 MiB). */
 #include "reference/oracle.h"
 
+#include "numerics/activation.h"
+
 #include <math.h>
 #include <omp.h>
 #include <stdint.h>
@@ -347,8 +349,9 @@ double c1d_oracle_f64_scratch_bytes(const c1d_shape *s) {
                 (double)omp_get_max_threads() * (double)z.per_thread);
 }
 
-c1d_status c1d_oracle_f64(const c1d_shape *s, const float *x, const float *w, const float *b, double *y,
-                          double *mag, c1d_progress_fn progress, void *user) {
+/* The fast dense oracle (the blocking above), for the plain problem. */
+static c1d_status dense_oracle(const c1d_shape *s, const float *x, const float *w, const float *b, double *y,
+                               double *mag, c1d_progress_fn progress, void *user) {
   c1d_status st = c1d_shape_validate(s);
   if (st != C1D_OK) return st;
   if (s->bias && !b) return c1d_fail(C1D_ERR_INVALID_SHAPE, "oracle: bias flag is 1 but b is NULL");
@@ -440,6 +443,126 @@ cleanup:
   free(bias);
   free(scratch);
   return st;
+}
+
+// --- every problem: groups, initial states, SiLU ---------------------------------------------------
+
+/* Grouped convolution by its definition in double (few terms per output: the depthwise case), y and m. */
+static void grouped_direct(const c1d_shape *s, const float *x, const float *w, const float *b, double *y,
+                           double *mag) {
+  const int64_t cg = c1d_cin_per_group(s);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int64_t no = 0; no < s->N * s->O; no++) {
+    const int64_t n = no / s->O, o = no % s->O, c0 = c1d_group_first_c(s, o);
+    for (int64_t t = 0; t < s->L; t++) {
+      double acc = s->bias ? (double)b[o] : 0.0, m = s->bias ? fabs((double)b[o]) : 0.0;
+      for (int64_t c = c0; c < c0 + cg; c++)
+        for (int64_t k = c1d_first_tap(s, t); k < s->K; k++) {
+          const double p = (double)w[c1d_w_index(s, o, c, k)] * (double)x[c1d_x_index(s, n, c, c1d_source_time(s, t, k))];
+          acc += p;
+          m += fabs(p);
+        }
+      y[c1d_y_index(s, n, o, t)] = acc;
+      if (mag) mag[c1d_y_index(s, n, o, t)] = m;
+    }
+  }
+}
+
+/* Grouped convolution with many terms per output: the dense oracle per group, on copies of its
+ * channels (w, b and the outputs of a group are contiguous already). */
+static c1d_status grouped_by_dense(const c1d_shape *s, const float *x, const float *w, const float *b,
+                                   double *y, double *mag, c1d_progress_fn progress, void *user) {
+  const int64_t G = c1d_groups(s), cg = c1d_cin_per_group(s), og = c1d_cout_per_group(s);
+  c1d_shape g = {.N = s->N, .C = cg, .O = og, .L = s->L, .K = s->K, .D = s->D, .bias = s->bias};
+  float *xg = malloc((size_t)(s->N * cg * s->L) * sizeof *xg);
+  double *yg = malloc((size_t)(s->N * og * s->L) * sizeof *yg), *mg = mag ? malloc((size_t)(s->N * og * s->L) * sizeof *mg) : NULL;
+  c1d_status st = C1D_OK;
+  if (!xg || !yg || (mag && !mg)) {
+    st = c1d_fail(C1D_ERR_NO_MEMORY, "oracle: cannot allocate one group's copies");
+    goto done;
+  }
+  for (int64_t gi = 0; gi < G && st == C1D_OK; gi++) {
+    for (int64_t n = 0; n < s->N; n++)
+      memcpy(xg + n * cg * s->L, x + c1d_x_index(s, n, gi * cg, 0), (size_t)(cg * s->L) * sizeof *xg);
+    if ((st = dense_oracle(&g, xg, w + gi * og * cg * s->K, s->bias ? b + gi * og : NULL, yg, mg, NULL, NULL)) != C1D_OK)
+      break;
+    for (int64_t n = 0; n < s->N; n++) {
+      memcpy(y + c1d_y_index(s, n, gi * og, 0), yg + n * og * s->L, (size_t)(og * s->L) * sizeof *yg);
+      if (mag) memcpy(mag + c1d_y_index(s, n, gi * og, 0), mg + n * og * s->L, (size_t)(og * s->L) * sizeof *mg);
+    }
+    if (progress) progress((double)(gi + 1) / (double)G, user);
+  }
+done:
+  free(xg);
+  free(yg);
+  free(mg);
+  return st;
+}
+
+c1d_status c1d_oracle_f64_ex(const c1d_shape *s, const float *x, const float *w, const float *b,
+                             const float *st_in, double *y, double *mag, double *pre, c1d_progress_fn progress,
+                             void *user) {
+  c1d_status st = c1d_shape_validate(s);
+  if (st != C1D_OK) return st;
+  if (s->states && !st_in) return c1d_fail(C1D_ERR_INVALID_SHAPE, "oracle: the problem has states but s is NULL");
+  /* The sum alone: dense, no states, no activation (element types do not matter: exact products). */
+  c1d_shape p = *s;
+  p.act = C1D_ACT_NONE;
+  p.dt = (c1d_dtypes){0};
+  p.layout = C1D_LAYOUT_NCL;
+  const int64_t pad = c1d_pad(s), L = s->L;
+  float *xe = NULL;
+  double *ye = NULL, *me = NULL;
+  const float *xs = x;
+  double *yd = y, *md = mag;
+  if (s->states) {
+    /* The states before x: a causal conv over L + (K-1)*D positions whose last L are the outputs. */
+    p.states = 0;
+    p.L = L + pad;
+    xe = malloc((size_t)(s->N * s->C * p.L) * sizeof *xe);
+    ye = malloc((size_t)(s->N * s->O * p.L) * sizeof *ye);
+    me = mag ? malloc((size_t)(s->N * s->O * p.L) * sizeof *me) : NULL;
+    if (!xe || !ye || (mag && !me)) {
+      st = c1d_fail(C1D_ERR_NO_MEMORY, "oracle: cannot allocate the inputs with their states");
+      goto done;
+    }
+    for (int64_t n = 0; n < s->N; n++)
+      for (int64_t c = 0; c < s->C; c++) {
+        memcpy(xe + (n * s->C + c) * p.L, st_in + c1d_s_index(s, n, c, -pad), (size_t)pad * sizeof *xe);
+        memcpy(xe + (n * s->C + c) * p.L + pad, x + c1d_x_index(s, n, c, 0), (size_t)L * sizeof *xe);
+      }
+    xs = xe, yd = ye, md = me;
+  }
+  if (c1d_groups(&p) == 1)
+    st = dense_oracle(&p, xs, w, b, yd, md, progress, user);
+  else if (c1d_terms(&p) <= 256)
+    grouped_direct(&p, xs, w, b, yd, md);
+  else
+    st = grouped_by_dense(&p, xs, w, b, yd, md, progress, user);
+  if (st != C1D_OK) goto done;
+  if (s->states)
+    for (int64_t r = 0; r < s->N * s->O; r++) {
+      memcpy(y + r * L, ye + r * p.L + pad, (size_t)L * sizeof *y);
+      if (mag) memcpy(mag + r * L, me + r * p.L + pad, (size_t)L * sizeof *mag);
+    }
+  const int64_t ny = c1d_y_count(s);
+  if (pre) memcpy(pre, y, (size_t)ny * sizeof *pre);
+  if (s->act == C1D_ACT_SILU) {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < ny; i++) y[i] = c1d_silu_f64(y[i]);
+  }
+done:
+  free(xe);
+  free(ye);
+  free(me);
+  return st;
+}
+
+c1d_status c1d_oracle_f64(const c1d_shape *s, const float *x, const float *w, const float *b, double *y,
+                          double *mag, c1d_progress_fn progress, void *user) {
+  if (c1d_shape_is_plain(s) || (c1d_groups(s) == 1 && !s->states && s->act == C1D_ACT_NONE))
+    return dense_oracle(s, x, w, b, y, mag, progress, user);
+  return c1d_oracle_f64_ex(s, x, w, b, NULL, y, mag, NULL, progress, user);
 }
 
 void c1d_oracle_direct(const c1d_shape *s, const float *x, const float *w, const float *b, double *y) {

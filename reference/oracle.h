@@ -28,6 +28,16 @@ double c1d_oracle_f64_scratch_bytes(const c1d_shape *s);
 c1d_status c1d_oracle_f64(const c1d_shape *s, const float *x, const float *w, const float *b, double *y,
                           double *mag, c1d_progress_fn progress, void *user);
 
+/* Every problem (reference/problem.h): groups, initial states st (N, C, (K-1)*D; NULL without), SiLU.
+ * y receives act(b + sum), mag the magnitude of the sum before the activation, pre (may be NULL) the
+ * sum itself (before the activation). Element types need nothing: the products are exact in double.
+ * The dense problem runs the blocked oracle above; states run it over the inputs with their states
+ * before them; groups run it per group, or (few terms per output, as depthwise) the definition's loop
+ * in double. */
+c1d_status c1d_oracle_f64_ex(const c1d_shape *s, const float *x, const float *w, const float *b,
+                             const float *st, double *y, double *mag, double *pre, c1d_progress_fn progress,
+                             void *user);
+
 /* Channel-taps per reduction chunk of m's float32 partial sums (a chunk is max(KC/K, 1) whole channels,
  * so kc = that * K <= max(KC, K)). */
 #define C1D_ORACLE_KC 64

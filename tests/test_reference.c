@@ -455,3 +455,84 @@ Test(shape, finds_the_first_real_tap_at_each_time) {
     if (expect[t] > 0) cr_assert_lt(c1d_source_time(&s, t, expect[t] - 1), 0);
   }
 }
+
+// --- the operator as people write it: groups, depthwise, initial states, SiLU (issue 15) ----------
+
+#include "numerics/activation.h"
+
+/* The definition, term by term, in double: y = act(b + sum over o's group and k of w * xs). */
+static void definition(const c1d_shape *s, const float *x, const float *w, const float *b, const float *st,
+                       double *y, double *m) {
+  for (int64_t n = 0; n < s->N; n++)
+    for (int64_t o = 0; o < s->O; o++)
+      for (int64_t t = 0; t < s->L; t++) {
+        double acc = s->bias ? b[o] : 0.0, mm = s->bias ? fabs((double)b[o]) : 0.0;
+        const int64_t c0 = o / (s->O / c1d_groups(s)) * (s->C / c1d_groups(s));
+        for (int64_t c = c0; c < c0 + s->C / c1d_groups(s); c++)
+          for (int64_t k = 0; k < s->K; k++) {
+            const int64_t src = t + k * s->D - (s->K - 1) * s->D;
+            const double xv = src >= 0 ? x[(n * s->C + c) * s->L + src]
+                                       : (s->states ? st[(n * s->C + c) * c1d_pad(s) + c1d_pad(s) + src] : 0.0);
+            const double p = (double)w[(o * (s->C / c1d_groups(s)) + (c - c0)) * s->K + k] * xv;
+            acc += p;
+            mm += fabs(p);
+          }
+        y[(n * s->O + o) * s->L + t] = s->act == C1D_ACT_SILU ? c1d_silu_f64(acc) : acc;
+        m[(n * s->O + o) * s->L + t] = mm;
+      }
+}
+
+static const c1d_shape general_shapes[] = {
+    {.N = 2, .C = 8, .O = 8, .L = 50, .K = 4, .D = 1, .bias = 1, .G = 8},               /* depthwise */
+    {.N = 2, .C = 12, .O = 6, .L = 37, .K = 3, .D = 2, .bias = 1, .G = 3},              /* grouped */
+    {.N = 3, .C = 6, .O = 6, .L = 20, .K = 4, .D = 3, .bias = 0, .G = 6, .states = 1},  /* states */
+    {.N = 2, .C = 4, .O = 8, .L = 40, .K = 2, .D = 1, .bias = 1, .act = C1D_ACT_SILU},  /* dense SiLU */
+    {.N = 1, .C = 16, .O = 16, .L = 9, .K = 8, .D = 2, .bias = 1, .G = 16, .states = 1, .act = C1D_ACT_SILU},
+    {.N = 2, .C = 512, .O = 4, .L = 30, .K = 2, .D = 1, .bias = 1, .G = 2},             /* many terms */
+};
+
+Test(oracle, equals_the_definition_for_groups_states_and_silu) {
+  for (unsigned si = 0; si < sizeof general_shapes / sizeof general_shapes[0]; si++) {
+    const c1d_shape *s = &general_shapes[si];
+    cr_assert_eq(c1d_shape_validate(s), C1D_OK, "%s", c1d_error_detail());
+    const int64_t nx = c1d_x_count(s), nw = c1d_w_count(s), ny = c1d_y_count(s), ns = c1d_s_count(s);
+    float *x = malloc(nx * 4), *w = malloc(nw * 4), *b = malloc(s->O * 4), *st = malloc((ns + 1) * 4);
+    double *y = malloc(ny * 8), *m = malloc(ny * 8), *pre = malloc(ny * 8), *yd = malloc(ny * 8), *md = malloc(ny * 8);
+    for (int64_t i = 0; i < nx; i++) x[i] = (float)((i * 37) % 19) / 7.0f - 1.3f;
+    for (int64_t i = 0; i < nw; i++) w[i] = (float)((i * 11) % 13) / 9.0f - 0.6f;
+    for (int64_t i = 0; i < s->O; i++) b[i] = 0.25f * (float)(i % 5) - 0.5f;
+    for (int64_t i = 0; i < ns; i++) st[i] = (float)((i * 5) % 7) - 3.0f;
+    cr_assert_eq(c1d_oracle_f64_ex(s, x, w, b, st, y, m, pre, NULL, NULL), C1D_OK, "%s", c1d_error_detail());
+    definition(s, x, w, b, st, yd, md);
+    for (int64_t i = 0; i < ny; i++) {
+      cr_assert(fabs(y[i] - yd[i]) <= 1e-12 * (md[i] + 1.0), "shape %u element %lld: %.17g against %.17g", si,
+                (long long)i, y[i], yd[i]);
+      cr_assert(fabs(m[i] - md[i]) <= 4e-6 * md[i] + 1e-300, "shape %u element %lld: m %.17g against %.17g", si,
+                (long long)i, m[i], md[i]);
+      if (s->act == C1D_ACT_SILU) cr_assert(fabs(c1d_silu_f64(pre[i]) - y[i]) <= 1e-15 * (fabs(y[i]) + 1e-300));
+    }
+    free(x), free(w), free(b), free(st), free(y), free(m), free(pre), free(yd), free(md);
+  }
+}
+
+Test(shape, validates_groups_states_and_types) {
+  c1d_shape s = {.N = 1, .C = 6, .O = 4, .L = 8, .K = 3, .D = 1, .G = 4};
+  cr_expect_eq(c1d_shape_validate(&s), C1D_ERR_INVALID_SHAPE, "G=4 does not divide C=6");
+  cr_expect(strstr(c1d_error_detail(), "G=4 must divide C=6 and O=4") != NULL, "%s", c1d_error_detail());
+  s.G = 2;
+  cr_expect_eq(c1d_shape_validate(&s), C1D_OK, "%s", c1d_error_detail());
+  s.K = 1;
+  s.states = 1;
+  cr_expect_eq(c1d_shape_validate(&s), C1D_ERR_INVALID_SHAPE, "states need (K-1)*D > 0");
+  s.K = 3;
+  s.dt.y = (c1d_dtype)7;
+  cr_expect_eq(c1d_shape_validate(&s), C1D_ERR_INVALID_SHAPE);
+  s.dt.y = C1D_DTYPE_BF16;
+  char text[160];
+  c1d_shape_format(&s, text, sizeof text);
+  cr_expect_str_eq(text, "N=1 C=6 O=4 L=8 K=3 D=1 bias=0 G=2 states y=bf16");
+  cr_expect_eq(c1d_terms(&s), 9, "(C/G)*K");
+  cr_expect_eq(c1d_w_count(&s), 4 * 3 * 3, "w is (O, C/G, K)");
+  cr_expect_eq(c1d_w_index(&s, 3, 5, 2), (3 * 3 + 2) * 3 + 2, "channel 5 is the third of group 1");
+  cr_expect_eq(c1d_first_tap(&s, 0), 0, "with states every tap reads a value");
+}
