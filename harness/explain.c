@@ -6,9 +6,10 @@
 #include <string.h>
 
 #include "cpu/rows.h"
+#include "numerics/activation.h"
 #include "reference/impl.h"
 
-extern const c1d_impl c1d_cpu_naive;
+extern const c1d_impl c1d_cpu_naive, c1d_cpu_grouped_naive;
 
 c1d_model_spec c1d_model_spec_of(int model) {
   c1d_model_spec sp = {C1D_ROUND_NONE, C1D_ROUND_NONE, 0};
@@ -59,7 +60,7 @@ static int sample_model(c1d_explainer *ex, int model) {
   if (ex->sample_bias[model]) return 0;
   const int64_t S = ex->sample_count;
   c1d_model_inputs mi;
-  if (c1d_model_inputs_make(&ex->shape, ex->x, ex->w, c1d_model_spec_of(model), &mi) != C1D_OK) return -1;
+  if (c1d_model_inputs_make(&ex->shape, ex->x, ex->w, ex->st, c1d_model_spec_of(model), &mi) != C1D_OK) return -1;
   double *d = malloc((size_t)(S > 0 ? S : 1) * sizeof *d), *bs = malloc((size_t)(S > 0 ? 2 * S : 1) * sizeof *bs);
   if (!d || !bs) {
     free(d), free(bs);
@@ -101,7 +102,7 @@ static const double *lazy_sample_sq(void *ctx) {
   for (int64_t j = 0; j < ex->sample_count; j++) {
     int64_t n, o, t;
     sample_position(s, ex->sample[j], &n, &o, &t);
-    d[j] = c1d_sq_products_at(s, ex->x, ex->w, n, o, t);
+    d[j] = c1d_sq_products_at(s, ex->x, ex->w, ex->st, n, o, t);
   }
   return ex->sample_sq = d;
 }
@@ -112,7 +113,7 @@ static const float *lazy_full_delta(void *ctx, int model) {
   if (ex->full_delta[model]) return ex->full_delta[model];
   float *d = malloc((size_t)c1d_y_count(&ex->shape) * sizeof *d);
   c1d_model_inputs mi;
-  if (!d || c1d_model_inputs_make(&ex->shape, ex->x, ex->w, c1d_model_spec_of(model), &mi) != C1D_OK) {
+  if (!d || c1d_model_inputs_make(&ex->shape, ex->x, ex->w, ex->st, c1d_model_spec_of(model), &mi) != C1D_OK) {
     free(d);
     return NULL;
   }
@@ -132,7 +133,7 @@ static const float *lazy_full_bias(void *ctx, int model) {
   const int64_t M = c1d_y_count(&ex->shape);
   float *d = malloc((size_t)(2 * M) * sizeof *d);
   c1d_model_inputs mi;
-  if (!d || c1d_model_inputs_make(&ex->shape, ex->x, ex->w, c1d_model_spec_of(model), &mi) != C1D_OK) {
+  if (!d || c1d_model_inputs_make(&ex->shape, ex->x, ex->w, ex->st, c1d_model_spec_of(model), &mi) != C1D_OK) {
     free(d);
     return NULL;
   }
@@ -150,14 +151,17 @@ static const float *lazy_full_sq(void *ctx) {
   if (ex->full_sq) return ex->full_sq;
   float *d = malloc((size_t)c1d_y_count(&ex->shape) * sizeof *d);
   if (!d) return NULL;
-  if (c1d_sq_products_full(&ex->shape, ex->x, ex->w, d) != C1D_OK) {
+  if (c1d_sq_products_full(&ex->shape, ex->x, ex->w, ex->st, d) != C1D_OK) {
     free(d);
     return NULL;
   }
   return ex->full_sq = d;
 }
 
-/* The arbitrary order on every element: acc = b, then the terms in perm's order (row kernels). */
+static c1d_layout layout_of(const c1d_explainer *ex);
+
+/* The arbitrary order on every element: acc = b, then the terms in perm's order (row kernels), then
+ * the activation in float32. */
 static int permuted_full(const c1d_explainer *ex, float *out) {
   const c1d_shape *s = &ex->shape;
   const int64_t cg = c1d_cin_per_group(s), pad = c1d_pad(s), T = cg * s->K;
@@ -168,9 +172,10 @@ static int permuted_full(const c1d_explainer *ex, float *out) {
     c1d_row_fill(acc, s->bias ? ex->b[o] : 0.0f, s->L);
     for (int64_t j = 0; j < T; j++) {
       const int64_t c = c0 + ex->perm[j] / s->K, k = ex->perm[j] % s->K;
-      c1d_row_fma_hist(acc, ex->x + c1d_x_index(s, n, c, 0), NULL, pad, ex->w[c1d_w_index(s, o, c, k)],
-                       -c1d_source_time(s, 0, k), s->L);
+      c1d_row_fma_hist(acc, ex->x + c1d_x_index(s, n, c, 0), s->states ? ex->st + c1d_s_index(s, n, c, -pad) : NULL,
+                       pad, ex->w[c1d_w_index(s, o, c, k)], -c1d_source_time(s, 0, k), s->L);
     }
+    c1d_row_finish(acc, s->act, C1D_DTYPE_F32, s->L);
   }
   return 0;
 }
@@ -181,8 +186,7 @@ static const c1d_noise_ref *lazy_arbitrary_noise(void *ctx) {
   float *out = malloc((size_t)c1d_y_count(&ex->shape) * sizeof *out);
   if (!out) return NULL;
   permuted_full(ex, out);
-  const c1d_layout lay = {ex->shape.N, ex->shape.O, ex->shape.L, ex->shape.K, ex->shape.D,
-                          c1d_pad(&ex->shape), ex->terms_t};
+  const c1d_layout lay = layout_of(ex);
   const int rc = c1d_noise_ref_combine(&lay, ex->ref, ex->mag, ex->naive, &ex->noise, out, &ex->arbitrary);
   free(out);
   if (rc != 0) return NULL;
@@ -194,7 +198,7 @@ static const c1d_noise_ref *lazy_arbitrary_noise(void *ctx) {
 
 static c1d_layout layout_of(const c1d_explainer *ex) {
   const c1d_shape *s = &ex->shape;
-  c1d_layout lay = {s->N, s->O, s->L, s->K, s->D, c1d_pad(s), ex->terms_t};
+  c1d_layout lay = {s->N, s->O, s->L, s->K, s->D, c1d_pad(s), ex->terms_t, (int)s->dt.y};
   return lay;
 }
 
@@ -221,14 +225,26 @@ static c1d_status model_statistics(c1d_explainer *ex) {
   return C1D_OK;
 }
 
-c1d_status c1d_explainer_prepare_naive(c1d_explainer *ex, const c1d_shape *s, const float *x,
-                                       const float *w, const float *b, const double *ref,
-                                       const double *mag, const float *naive) {
+/* The naive order's output on these inputs, unrounded (float32): the reference noise. The plain problem
+ * by cpu/naive.c's row kernels; every other by grouped_naive with y kept in float32. */
+static c1d_status naive_realisation(const c1d_explainer *ex, float *out) {
+  c1d_exec exec;
+  memset(&exec, 0, sizeof exec);
+  exec.states = ex->st;
+  if (c1d_shape_is_plain(&ex->shape)) return c1d_cpu_naive.run(&ex->shape, ex->x, ex->w, ex->b, out, &exec);
+  c1d_shape f32 = ex->shape;
+  f32.dt.y = C1D_DTYPE_F32;
+  return c1d_cpu_grouped_naive.run(&f32, ex->x, ex->w, ex->b, out, &exec);
+}
+
+c1d_status c1d_explainer_prepare_ex(c1d_explainer *ex, const c1d_shape *s, const c1d_explainer_inputs *in) {
   memset(ex, 0, sizeof *ex);
   ex->shape = *s;
-  ex->x = x, ex->w = w, ex->b = b;
-  ex->ref = ref;
-  ex->mag = mag;
+  ex->x = in->x, ex->w = in->w, ex->b = in->b, ex->st = in->st;
+  ex->ref = in->ref;
+  ex->mag = in->mag;
+  const float *x = in->x, *w = in->w, *b = in->b;
+  const double *ref = in->ref;
   const int64_t total = c1d_y_count(s);
   /* Every element when there are few; else a fixed pseudo-random sample (strides could alias with L). */
   const int64_t S = ex->sample_count = total <= C1D_EXPLAIN_SAMPLE ? total : C1D_EXPLAIN_SAMPLE;
@@ -247,19 +263,38 @@ c1d_status c1d_explainer_prepare_naive(c1d_explainer *ex, const c1d_shape *s, co
                   (long long)S);
     goto done;
   }
+  if (s->states && !in->st) {
+    st = c1d_fail(C1D_ERR_INVALID_SHAPE, "explainer: the problem has initial states but none were given");
+    goto done;
+  }
+  if (s->act != C1D_ACT_NONE) {
+    /* After an activation, an error e of the sum becomes about act'(v) e, and the activation adds its
+     * own rounding of y: the noise scales with |act'(v)| m + |y|. */
+    if (!in->pre) {
+      st = c1d_fail(C1D_ERR_INVALID_SHAPE, "explainer: an activation needs the sum before it (pre)");
+      goto done;
+    }
+    double *m = ex->mag_owned = malloc((size_t)total * sizeof *m);
+    if (!m) {
+      st = c1d_fail(C1D_ERR_NO_MEMORY, "explainer: cannot allocate the magnitudes after the activation");
+      goto done;
+    }
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < total; i++) m[i] = fabs(c1d_silu_deriv_f64(in->pre[i])) * in->mag[i] + fabs(ref[i]);
+    ex->mag = m;
+  }
+  const double *mag = ex->mag;
   for (int64_t t = 0; t < s->L; t++) ex->terms_t[t] = c1d_terms_at(s, t);
-  if (naive) {
-    ex->naive = (float *)naive;
+  if (in->naive) {
+    ex->naive = (float *)in->naive;
   } else {
     ex->naive = malloc((size_t)total * sizeof *ex->naive);
     ex->naive_owned = 1;
-    c1d_exec exec;
-    memset(&exec, 0, sizeof exec);
     if (!ex->naive) {
       st = c1d_fail(C1D_ERR_NO_MEMORY, "explainer: cannot allocate the naive order's output");
       goto done;
     }
-    if ((st = c1d_cpu_naive.run(s, x, w, b, ex->naive, &exec)) != C1D_OK) goto done;
+    if ((st = naive_realisation(ex, ex->naive)) != C1D_OK) goto done;
   }
   const c1d_layout lay = layout_of(ex);
   if (c1d_noise_ref_build(&lay, ref, mag, ex->naive, &ex->noise) != 0) {
@@ -275,7 +310,7 @@ c1d_status c1d_explainer_prepare_naive(c1d_explainer *ex, const c1d_shape *s, co
     ex->sample_ref[j] = ref[i];
     ex->sample_mag[j] = mag[i];
     ex->naive_err[j] = (double)ex->naive[i] - ref[i];
-    ex->permuted_err[j] = (double)c1d_permuted_fp32_at(s, x, w, b, perm, n, o, t) - ref[i];
+    ex->permuted_err[j] = (double)c1d_permuted_fp32_at(s, x, w, b, ex->st, perm, n, o, t) - ref[i];
   }
   ex->info.count = S;
   ex->info.idx = ex->sample;
@@ -285,6 +320,13 @@ c1d_status c1d_explainer_prepare_naive(c1d_explainer *ex, const c1d_shape *s, co
 done:
   if (st != C1D_OK) c1d_explainer_release(ex);
   return st;
+}
+
+c1d_status c1d_explainer_prepare_naive(c1d_explainer *ex, const c1d_shape *s, const float *x,
+                                       const float *w, const float *b, const double *ref,
+                                       const double *mag, const float *naive) {
+  const c1d_explainer_inputs in = {.x = x, .w = w, .b = b, .ref = ref, .mag = mag, .naive = naive};
+  return c1d_explainer_prepare_ex(ex, s, &in);
 }
 
 c1d_status c1d_explainer_prepare(c1d_explainer *ex, const c1d_shape *s, const float *x, const float *w,
@@ -329,6 +371,7 @@ void c1d_explainer_release(c1d_explainer *ex) {
   free(ex->sample_sq);
   free(ex->full_sq);
   free(ex->perm);
+  free(ex->mag_owned);
   if (ex->arbitrary_ready) c1d_noise_ref_free(&ex->arbitrary);
   memset(ex, 0, sizeof *ex);
 }

@@ -24,8 +24,9 @@ extern "C" {
 
 typedef struct c1d_explainer {
   c1d_shape shape;
-  const float *x, *w, *b;       /* borrowed until release: lazy models read them */
-  const double *ref, *mag;      /* borrowed: the oracle and magnitudes */
+  const float *x, *w, *b, *st;  /* borrowed until release: lazy models read them */
+  const double *ref, *mag;      /* borrowed: the oracle and magnitudes (mag is mag_owned after SiLU) */
+  double *mag_owned;            /* owned with an activation: |act'(v)| m + |y| */
   int64_t *terms_t;             /* owned: terms per position */
   float *naive;                 /* the naive order's output (owned when naive_owned) */
   int naive_owned;
@@ -42,6 +43,20 @@ typedef struct c1d_explainer {
   int arbitrary_ready;          /* arbitrary holds the combined reference */
   c1d_noise_ref arbitrary;
 } c1d_explainer;
+
+/* Everything prepare reads, borrowed until release: the inputs (st: the initial states, NULL without),
+ * the oracle's y and m, its sum before the activation (pre; needed with one), and the naive order's
+ * float32 output (NULL to compute it here). */
+typedef struct c1d_explainer_inputs {
+  const float *x, *w, *b, *st;
+  const double *ref, *mag, *pre;
+  const float *naive;
+} c1d_explainer_inputs;
+
+/* Prepares the evidence for any problem (groups, states, SiLU, element types). C1D_ERR_NO_MEMORY, or
+ * C1D_ERR_INVALID_SHAPE when the problem needs states or pre and they are missing (nothing to release
+ * then). */
+c1d_status c1d_explainer_prepare_ex(c1d_explainer *ex, const c1d_shape *s, const c1d_explainer_inputs *in);
 
 /* Prepares the evidence for inputs x, w, b (host arrays, borrowed with ref and mag until release).
  * naive: the naive order's float32 output on these inputs, borrowed, or NULL to compute it here.

@@ -140,6 +140,17 @@ int c1d_error_stats_on_sample(const float *cand32, const double *cand64, const d
 
 // --- one explanation ----------------------------------------------------------------------------
 
+/* y rounded once to the output type (0 fp32, 1 bf16, 2 fp16): through float32 rounded to odd, which
+ * keeps the one rounding exact for the narrower types. */
+static float correctly_rounded(int dtype, double y) {
+  float f = (float)y;
+  if (dtype != 1 && dtype != 2) return f;
+  if (!isfinite(f)) return f;
+  if (fabs((double)f) > fabs(y)) f = nextafterf(f, 0.0f);
+  if ((double)f != y) f = c1d_bits_float(c1d_float_bits(f) | 1u);
+  return dtype == 1 ? c1d_round_bf16(f) : c1d_round_fp16(f);
+}
+
 enum { STORE_NONE, STORE_BF16, STORE_FP16 };
 
 /* What an explanation predicts for an element: y + delta + kappa*beta, within the rounding interval
@@ -151,6 +162,7 @@ typedef struct explan {
   double kappa;
   int allow;     /* products with about 22 bits: sigma^2 += (2^-22)^2 * sum p^2 */
   int store;     /* STORE_*: outputs stored in a narrower format */
+  int declared;  /* ... because the problem declares y of that type (the contract's one rounding) */
   double scale;  /* sigma multiplier: 1, or the arbitrary order's level on order-sensitive inputs */
 } explan;
 
@@ -369,6 +381,7 @@ typedef struct choice {
  * else the closest by median. */
 static void choose(const c1d_classifier_input *in, int store, double scale, sample_scratch *sc,
                    choice *out) {
+  const int declared = store != STORE_NONE && (in->layout.out_dtype == 1 || in->layout.out_dtype == 2);
   const double limit = fit_limit(in->sample->count);
   double nearest[C1D_MODEL_COUNT];
   for (int m = 0; m < C1D_MODEL_COUNT; m++) nearest[m] = INFINITY;
@@ -379,7 +392,7 @@ static void choose(const c1d_classifier_input *in, int store, double scale, samp
   choice closest = *out;
   for (int k = 0; k < N_TRY && !clean; k++) {
     explan x = {.factor = C1D_ORDER_FACTOR, .model = try_order[k].model, .acc = try_order[k].acc,
-                .allow = try_order[k].allow, .store = store, .scale = scale};
+                .allow = try_order[k].allow, .store = store, .declared = declared, .scale = scale};
     if (x.allow && have_fit && !out->x.allow) continue; /* never looser than a fit in hand */
     /* On order-sensitive inputs a product allowance would only stand in for another order's error. */
     if (x.allow && sc->order_sensitive) continue;
@@ -424,7 +437,7 @@ static void choose(const c1d_classifier_input *in, int store, double scale, samp
     out->alt_model = -1;
     if (!isfinite(out->ratio.median))
       out->x = (explan){.factor = C1D_ORDER_FACTOR, .model = C1D_MODEL_FP32, .acc = C1D_ACC_NEAREST,
-                        .store = store, .scale = scale};
+                        .store = store, .declared = declared, .scale = scale};
     return;
   }
   /* How much noisier than its own bulk the candidate may be anywhere: 1.5 times in amplitude, and never
@@ -501,7 +514,7 @@ static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_p
       p->row_r2[row] += r * r;
       p->inv_s2[i] = 1.0 / (F * F * s * s);
       p->row_count[row]++;
-      p->row_exact[row] += a == (float)y;
+      p->row_exact[row] += a == correctly_rounded(lay->out_dtype, y);
       if (fabs(r) > worst_case_of(x, terms_of(lay, t), in->mag[i])) {
         p->row_beyond[row]++;
         p->mark[i] = 1; /* beyond the worst case: offending whatever the tests say */
@@ -550,8 +563,9 @@ static void describe_explanation(const explan *x, int alt, char *buf, size_t siz
     case C1D_MODEL_BF16_INPUTS: in = "inputs rounded to bf16, "; break;
     default: in = "";
   }
-  snprintf(tmp, sizeof tmp, "%s", x->store == STORE_BF16 ? ", outputs stored in bf16"
-                                  : x->store == STORE_FP16 ? ", outputs stored in fp16" : "");
+  snprintf(tmp, sizeof tmp, "%s%s", x->store == STORE_BF16 ? ", one rounding to bf16"
+                                  : x->store == STORE_FP16 ? ", one rounding to fp16" : "",
+           x->store != STORE_NONE && !x->declared ? " (outputs stored narrower than float32)" : "");
   snprintf(buf, size, "%s%s%s", in, acc, tmp);
 }
 
@@ -561,7 +575,7 @@ static c1d_verdict verdict_of(const explan *x, char *where, size_t size) {
     snprintf(where, size, "accumulation");
     return C1D_VERDICT_REDUCED_PRECISION;
   }
-  if (x->store != STORE_NONE) {
+  if (x->store != STORE_NONE && !x->declared) {
     snprintf(where, size, "output");
     return C1D_VERDICT_REDUCED_PRECISION;
   }
@@ -639,7 +653,7 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
     }
     const int64_t t = i % lay->L, n = terms_of(lay, t) + 1;
     const double e = fabs((double)a - y), under = 0x1p-149 * (double)n;
-    exact += a == (float)y;
+    exact += a == correctly_rounded(lay->out_dtype, y);
     sum_sq_err += e * e;
     sum_sq_ref += y * y;
     beyond_det += e > c1d_gamma(n, C1D_U_FP32) * m + 1e-12 * m + under;
@@ -676,7 +690,12 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
    * (small integers), only a second explanation to try. */
   int store = STORE_NONE, store_decisive = 0;
   snprintf(out->fingerprint, sizeof out->fingerprint, "fp32");
-  if (nonzero > 0 && out->low16_zero >= 0.99) {
+  if (lay->out_dtype == 1 || lay->out_dtype == 2) {
+    /* The problem declares y bf16 (1) or fp16 (2): the contract's one rounding is to that type. */
+    store = lay->out_dtype == 1 ? STORE_BF16 : STORE_FP16;
+    store_decisive = 1;
+    snprintf(out->fingerprint, sizeof out->fingerprint, lay->out_dtype == 1 ? "bf16" : "fp16");
+  } else if (nonzero > 0 && out->low16_zero >= 0.99) {
     store = STORE_BF16;
     store_decisive = out->low16_zero_ref < 0.5;
     snprintf(out->fingerprint, sizeof out->fingerprint, "bf16");

@@ -25,6 +25,7 @@ typedef struct c1d_layout {
   int64_t K, D;             /* taps and dilation: the position classes of the left edge */
   int64_t pad;              /* (K-1)*D: t below it reads causal zero padding */
   const int64_t *terms_t;   /* summed products per position t (length L) */
+  int out_dtype;            /* the outputs' element type (reference/problem.h's c1d_dtype): 0 fp32 */
 } c1d_layout;
 
 /* The |g / sigma| levels whose frequencies the reference records (the classifier's count tests). */

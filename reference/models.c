@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numerics/activation.h"
 #include "numerics/arith.h"
 #include "reference/oracle.h"
 
@@ -38,47 +39,59 @@ static void split_copy(const float *in, float *big, float *small, int64_t count)
   for (int64_t i = 0; i < count; i++) c1d_split_tf32(in[i], &big[i], &small[i]);
 }
 
-c1d_status c1d_model_inputs_make(const c1d_shape *s, const float *x, const float *w, c1d_model_spec spec,
-                                 c1d_model_inputs *out) {
-  const int64_t nx = c1d_x_count(s), nw = c1d_w_count(s);
+c1d_status c1d_model_inputs_make(const c1d_shape *s, const float *x, const float *w, const float *st,
+                                 c1d_model_spec spec, c1d_model_inputs *out) {
+  const int64_t nx = c1d_x_count(s), nw = c1d_w_count(s), ns = c1d_s_count(s);
   memset(out, 0, sizeof *out);
   out->spec = spec;
+  const int two = spec.split3;
   out->x1 = malloc((size_t)nx * sizeof *out->x1);
   out->w1 = malloc((size_t)nw * sizeof *out->w1);
-  if (spec.split3) {
+  if (ns) out->s1 = malloc((size_t)ns * sizeof *out->s1);
+  if (two) {
     out->x2 = malloc((size_t)nx * sizeof *out->x2);
     out->w2 = malloc((size_t)nw * sizeof *out->w2);
+    if (ns) out->s2 = malloc((size_t)ns * sizeof *out->s2);
   }
-  if (!out->x1 || !out->w1 || (spec.split3 && (!out->x2 || !out->w2))) {
+  if (!out->x1 || !out->w1 || (ns && !out->s1) || (two && (!out->x2 || !out->w2 || (ns && !out->s2)))) {
     c1d_model_inputs_free(out);
     return c1d_fail(C1D_ERR_NO_MEMORY, "rounding model: cannot allocate rounded copies of the inputs");
   }
-  if (spec.split3) {
+  if (two) {
     split_copy(x, out->x1, out->x2, nx);
     split_copy(w, out->w1, out->w2, nw);
+    if (ns) split_copy(st, out->s1, out->s2, ns);
   } else {
     round_copy(spec.x, x, out->x1, nx);
     round_copy(spec.w, w, out->w1, nw);
+    if (ns) round_copy(spec.x, st, out->s1, ns);
   }
   return C1D_OK;
 }
 
 void c1d_model_inputs_free(c1d_model_inputs *mi) {
-  free(mi->x1), free(mi->w1), free(mi->x2), free(mi->w2);
+  free(mi->x1), free(mi->s1), free(mi->w1), free(mi->x2), free(mi->s2), free(mi->w2);
   memset(mi, 0, sizeof *mi);
 }
 
-/* The model's product of term (x index ix, w index iw), exactly, in float64. */
-static inline double model_product(const c1d_model_inputs *mi, int64_t ix, int64_t iw) {
-  const double p = (double)mi->x1[ix] * (double)mi->w1[iw];
+/* The model's product of input (n, c, src) and weight index iw, exactly, in float64. */
+static inline double model_product(const c1d_shape *s, const c1d_model_inputs *mi, int64_t n, int64_t c,
+                                   int64_t src, int64_t iw) {
+  const double p = (double)c1d_x_at(s, mi->x1, mi->s1, n, c, src) * (double)mi->w1[iw];
   if (!mi->x2) return p;
-  return p + (double)mi->x1[ix] * (double)mi->w2[iw] + (double)mi->x2[ix] * (double)mi->w1[iw];
+  return p + (double)c1d_x_at(s, mi->x1, mi->s1, n, c, src) * (double)mi->w2[iw] +
+         (double)c1d_x_at(s, mi->x2, mi->s2, n, c, src) * (double)mi->w1[iw];
 }
+
+static double act_of(const c1d_shape *s, double v) { return s->act == C1D_ACT_SILU ? c1d_silu_f64(v) : v; }
+static double act_slope(const c1d_shape *s, double v) { return s->act == C1D_ACT_SILU ? c1d_silu_deriv_f64(v) : 1.0; }
 
 c1d_status c1d_model_delta_full(const c1d_shape *s, const c1d_model_inputs *mi, const float *b,
                                 const double *ref, float *delta) {
   const int64_t ny = c1d_y_count(s);
-  c1d_shape no_bias = *s;
+  c1d_shape sum = *s, no_bias = *s;
+  sum.act = C1D_ACT_NONE; /* the exact sums first, the activation once on their total */
+  no_bias.act = C1D_ACT_NONE;
   no_bias.bias = 0;
   double *p = malloc((size_t)ny * sizeof *p), *q = mi->x2 ? malloc((size_t)ny * sizeof *q) : NULL;
   c1d_status st = C1D_OK;
@@ -87,17 +100,19 @@ c1d_status c1d_model_delta_full(const c1d_shape *s, const c1d_model_inputs *mi, 
     goto done;
   }
   /* The (big) products with the bias, then for 3xTF32 big*small and small*big, each summed in double. */
-  if ((st = c1d_oracle_f64(s, mi->x1, mi->w1, b, p, NULL, NULL, NULL)) != C1D_OK) goto done;
+  if ((st = c1d_oracle_f64_ex(&sum, mi->x1, mi->w1, b, mi->s1, p, NULL, NULL, NULL, NULL)) != C1D_OK) goto done;
   if (mi->x2) {
-    if ((st = c1d_oracle_f64(&no_bias, mi->x1, mi->w2, NULL, q, NULL, NULL, NULL)) != C1D_OK) goto done;
+    if ((st = c1d_oracle_f64_ex(&no_bias, mi->x1, mi->w2, NULL, mi->s1, q, NULL, NULL, NULL, NULL)) != C1D_OK)
+      goto done;
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < ny; i++) p[i] += q[i];
-    if ((st = c1d_oracle_f64(&no_bias, mi->x2, mi->w1, NULL, q, NULL, NULL, NULL)) != C1D_OK) goto done;
+    if ((st = c1d_oracle_f64_ex(&no_bias, mi->x2, mi->w1, NULL, mi->s2, q, NULL, NULL, NULL, NULL)) != C1D_OK)
+      goto done;
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < ny; i++) p[i] += q[i];
   }
 #pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < ny; i++) delta[i] = (float)(p[i] - ref[i]);
+  for (int64_t i = 0; i < ny; i++) delta[i] = (float)(act_of(s, p[i]) - ref[i]);
 done:
   free(p);
   free(q);
@@ -127,33 +142,35 @@ static inline double half_ulp_toward_zero(double acc) {
 void c1d_model_eval_at(const c1d_shape *s, const c1d_model_inputs *mi, const float *b, int64_t n,
                        int64_t o, int64_t t, double *value, double *beta_pad, double *beta_live) {
   double acc = s->bias ? (double)b[o] : 0.0, pad = 0.0, live = 0.0;
-  int live_in_step = 0;  /* the current padded step holds a product that reads x */
+  int live_in_step = 0;  /* the current padded step holds a product that reads a value */
   int64_t live_count = 0;
-  const int64_t k0 = c1d_first_tap(s, t), total = s->C * s->K, live_total = s->C * (s->K - k0);
-  for (int64_t c = 0; c < s->C; c++) {
-    const int64_t xrow = c1d_x_index(s, n, c, 0), wrow = c1d_w_index(s, o, c, 0);
+  const int64_t cg = c1d_cin_per_group(s), c0 = c1d_group_first_c(s, o);
+  const int64_t k0 = c1d_first_tap(s, t), total = cg * s->K, live_total = cg * (s->K - k0);
+  for (int64_t c = c0; c < c0 + cg; c++) {
+    const int64_t wrow = c1d_w_index(s, o, c, 0);
     for (int64_t k = 0; k < s->K; k++) {
       if (k >= k0) {
-        acc += model_product(mi, xrow + c1d_source_time(s, t, k), wrow + k);
+        acc += model_product(s, mi, n, c, c1d_source_time(s, t, k), wrow + k);
         live_in_step = 1;
         if (++live_count % C1D_TC_STEP == 0 || live_count == live_total) live += half_ulp_toward_zero(acc);
       }
-      const int64_t j = c * s->K + k;
+      const int64_t j = (c - c0) * s->K + k;
       if ((j + 1) % C1D_TC_STEP == 0 || j + 1 == total) {
         if (live_in_step) pad += half_ulp_toward_zero(acc);
         live_in_step = 0;
       }
     }
   }
-  *value = acc;
-  if (beta_pad) *beta_pad = pad;
-  if (beta_live) *beta_live = live;
+  const double slope = act_slope(s, acc);
+  *value = act_of(s, acc);
+  if (beta_pad) *beta_pad = pad * slope;
+  if (beta_live) *beta_live = live * slope;
 }
 
 c1d_status c1d_tc_bias_full(const c1d_shape *s, const c1d_model_inputs *mi, const float *b,
                             float *beta_pad, float *beta_live) {
   int failed = 0;
-  const int64_t total = s->C * s->K;
+  const int64_t cg = c1d_cin_per_group(s), total = cg * s->K, pad_len = c1d_pad(s);
 #pragma omp parallel
   {
     double *acc = malloc((size_t)s->L * sizeof *acc), *bp = malloc((size_t)s->L * sizeof *bp);
@@ -168,24 +185,25 @@ c1d_status c1d_tc_bias_full(const c1d_shape *s, const c1d_model_inputs *mi, cons
 #pragma omp for schedule(dynamic, 1)
     for (int64_t no = 0; no < s->N * s->O; no++) {
       if (!ok) continue;
-      const int64_t n = no / s->O, o = no % s->O;
+      const int64_t n = no / s->O, o = no % s->O, c0 = c1d_group_first_c(s, o);
       for (int64_t t = 0; t < s->L; t++) {
         acc[t] = s->bias ? (double)b[o] : 0.0;
         bp[t] = bl[t] = 0.0;
         cnt[t] = 0;
         live[t] = 0;
       }
-      for (int64_t c = 0; c < s->C; c++)
+      for (int64_t c = c0; c < c0 + cg; c++)
         for (int64_t k = 0; k < s->K; k++) {
           const int64_t shift = -c1d_source_time(s, 0, k); /* tap k reads x[t - shift] */
-          const int64_t xrow = c1d_x_index(s, n, c, 0) - shift, iw = c1d_w_index(s, o, c, k);
-          for (int64_t t = shift; t < s->L; t++) {
-            acc[t] += model_product(mi, xrow + t, iw);
+          const int64_t iw = c1d_w_index(s, o, c, k);
+          /* With states every position reads a value; without, the taps before t = 0 are padding. */
+          for (int64_t t = s->states ? 0 : (shift < s->L ? shift : s->L); t < s->L; t++) {
+            acc[t] += model_product(s, mi, n, c, t - shift, iw);
             live[t] = 1;
-            if (++cnt[t] % C1D_TC_STEP == 0 || cnt[t] == s->C * (s->K - c1d_first_tap(s, t)))
+            if (++cnt[t] % C1D_TC_STEP == 0 || cnt[t] == cg * (s->K - c1d_first_tap(s, t)))
               bl[t] += half_ulp_toward_zero(acc[t]);
           }
-          const int64_t j = c * s->K + k;
+          const int64_t j = (c - c0) * s->K + k;
           if ((j + 1) % C1D_TC_STEP == 0 || j + 1 == total)
             for (int64_t t = 0; t < s->L; t++) {
               if (live[t]) bp[t] += half_ulp_toward_zero(acc[t]);
@@ -194,59 +212,38 @@ c1d_status c1d_tc_bias_full(const c1d_shape *s, const c1d_model_inputs *mi, cons
         }
       float *op = beta_pad + c1d_y_index(s, n, o, 0), *ol = beta_live + c1d_y_index(s, n, o, 0);
       for (int64_t t = 0; t < s->L; t++) {
-        op[t] = (float)bp[t];
-        ol[t] = (float)bl[t];
+        const double slope = act_slope(s, acc[t]);
+        op[t] = (float)(bp[t] * slope);
+        ol[t] = (float)(bl[t] * slope);
       }
     }
     free(acc), free(bp), free(bl), free(cnt), free(live);
   }
+  (void)pad_len;
   return failed ? c1d_fail(C1D_ERR_NO_MEMORY, "rounding model: cannot allocate row buffers") : C1D_OK;
 }
 
 // --- squared products ------------------------------------------------------------------------------
 
-double c1d_sq_products_at(const c1d_shape *s, const float *x, const float *w, int64_t n, int64_t o,
-                          int64_t t) {
+double c1d_sq_products_at(const c1d_shape *s, const float *x, const float *w, const float *st, int64_t n,
+                          int64_t o, int64_t t) {
   double sum = 0.0;
-  for (int64_t c = 0; c < s->C; c++)
+  const int64_t cg = c1d_cin_per_group(s), c0 = c1d_group_first_c(s, o);
+  for (int64_t c = c0; c < c0 + cg; c++)
     for (int64_t k = c1d_first_tap(s, t); k < s->K; k++) {
-      const double p = (double)x[c1d_x_index(s, n, c, c1d_source_time(s, t, k))] *
-                       (double)w[c1d_w_index(s, o, c, k)];
+      const double p = (double)c1d_x_at(s, x, st, n, c, c1d_source_time(s, t, k)) * (double)w[c1d_w_index(s, o, c, k)];
       sum += p * p;
     }
   return sum;
 }
 
-c1d_status c1d_sq_products_full(const c1d_shape *s, const float *x, const float *w, float *sq) {
-  int failed = 0;
-#pragma omp parallel
-  {
-    double *acc = malloc((size_t)s->L * sizeof *acc);
-    if (!acc) {
-#pragma omp atomic write
-      failed = 1;
-    }
-#pragma omp for schedule(dynamic, 1)
-    for (int64_t no = 0; no < s->N * s->O; no++) {
-      if (!acc) continue;
-      const int64_t n = no / s->O, o = no % s->O;
-      for (int64_t t = 0; t < s->L; t++) acc[t] = 0.0;
-      for (int64_t c = 0; c < s->C; c++)
-        for (int64_t k = 0; k < s->K; k++) {
-          const int64_t shift = -c1d_source_time(s, 0, k);
-          const float *xr = x + c1d_x_index(s, n, c, 0);
-          const double wv = w[c1d_w_index(s, o, c, k)];
-          for (int64_t t = shift; t < s->L; t++) {
-            const double p = wv * (double)xr[t - shift];
-            acc[t] += p * p;
-          }
-        }
-      float *out = sq + c1d_y_index(s, n, o, 0);
-      for (int64_t t = 0; t < s->L; t++) out[t] = (float)acc[t];
-    }
-    free(acc);
+c1d_status c1d_sq_products_full(const c1d_shape *s, const float *x, const float *w, const float *st, float *sq) {
+#pragma omp parallel for schedule(dynamic, 16)
+  for (int64_t i = 0; i < c1d_y_count(s); i++) {
+    const int64_t t = i % s->L, o = (i / s->L) % s->O, n = i / (s->L * s->O);
+    sq[i] = (float)c1d_sq_products_at(s, x, w, st, n, o, t);
   }
-  return failed ? c1d_fail(C1D_ERR_NO_MEMORY, "rounding model: cannot allocate row buffers") : C1D_OK;
+  return C1D_OK;
 }
 
 // --- an arbitrary order ----------------------------------------------------------------------------
@@ -269,13 +266,13 @@ void c1d_term_permutation(int64_t count, uint64_t seed, int32_t *perm) {
   }
 }
 
-float c1d_permuted_fp32_at(const c1d_shape *s, const float *x, const float *w, const float *b,
+float c1d_permuted_fp32_at(const c1d_shape *s, const float *x, const float *w, const float *b, const float *st,
                            const int32_t *perm, int64_t n, int64_t o, int64_t t) {
   float acc = s->bias ? b[o] : 0.0f;
-  for (int64_t j = 0; j < s->C * s->K; j++) {
-    const int64_t c = perm[j] / s->K, k = perm[j] % s->K, src = c1d_source_time(s, t, k);
-    const float xv = src >= 0 ? x[c1d_x_index(s, n, c, src)] : 0.0f;
-    acc = c1d_fma(xv, w[c1d_w_index(s, o, c, k)], acc);
+  const int64_t c0 = c1d_group_first_c(s, o);
+  for (int64_t j = 0; j < c1d_terms(s); j++) {
+    const int64_t c = c0 + perm[j] / s->K, k = perm[j] % s->K;
+    acc = c1d_fma(c1d_x_at(s, x, st, n, c, c1d_source_time(s, t, k)), w[c1d_w_index(s, o, c, k)], acc);
   }
-  return acc;
+  return s->act == C1D_ACT_SILU ? c1d_silu_f32(acc) : acc;
 }

@@ -41,20 +41,21 @@ typedef struct c1d_model_spec {
   int split3;
 } c1d_model_spec;
 
-/* The inputs as a model sees them: x and w rounded (x1, w1), or split (x1, w1 big parts; x2, w2 small). */
+/* The inputs as a model sees them: x, the initial states st and w rounded (x1, s1, w1), or split (x1,
+ * s1, w1 big parts; x2, s2, w2 small). The bias is never rounded. */
 typedef struct c1d_model_inputs {
   c1d_model_spec spec;
-  float *x1, *w1, *x2, *w2; /* owned; x2, w2 only with split3 */
+  float *x1, *s1, *w1, *x2, *s2, *w2; /* owned; s* only with states, *2 only with split3 */
 } c1d_model_inputs;
 
-/* Makes the rounded (or split) copies. C1D_ERR_NO_MEMORY when they cannot be allocated (nothing to free
- * then). */
-c1d_status c1d_model_inputs_make(const c1d_shape *s, const float *x, const float *w, c1d_model_spec spec,
-                                 c1d_model_inputs *out);
+/* Makes the rounded (or split) copies (st NULL without states). C1D_ERR_NO_MEMORY when they cannot be
+ * allocated (nothing to free then). */
+c1d_status c1d_model_inputs_make(const c1d_shape *s, const float *x, const float *w, const float *st,
+                                 c1d_model_spec spec, c1d_model_inputs *out);
 void c1d_model_inputs_free(c1d_model_inputs *mi);
 
-/* delta = (the model's exact float64 value) - ref, for every output, as float. The bias is never
- * rounded. C1D_ERR_NO_MEMORY when the oracle's scratch cannot be allocated. */
+/* delta = (the model's exact value: act(b + exact sum of its products), in float64) - ref, for every
+ * output, as float. C1D_ERR_NO_MEMORY when the oracle's scratch cannot be allocated. */
 c1d_status c1d_model_delta_full(const c1d_shape *s, const c1d_model_inputs *mi, const float *b,
                                 const double *ref, float *delta);
 
@@ -65,7 +66,8 @@ c1d_status c1d_model_delta_full(const c1d_shape *s, const c1d_model_inputs *mi, 
  * tensor-core accumulation of its products in two groupings that kernels differ in at the left edge
  * (measured on the H200: convlab's gpu_tf32 steps through the padding taps, cuDNN and Triton skip
  * them): beta_pad groups every term, causal padding included, 8 at a time (a step of padding alone adds
- * nothing); beta_live groups only the terms that read x. In the interior the two are equal. */
+ * nothing); beta_live groups only the terms that read a value. In the interior the two are equal. With
+ * an activation the biases are carried through its derivative at the sum. */
 void c1d_model_eval_at(const c1d_shape *s, const c1d_model_inputs *mi, const float *b, int64_t n,
                        int64_t o, int64_t t, double *value, double *beta_pad, double *beta_live);
 
@@ -73,17 +75,18 @@ void c1d_model_eval_at(const c1d_shape *s, const c1d_model_inputs *mi, const flo
 c1d_status c1d_tc_bias_full(const c1d_shape *s, const c1d_model_inputs *mi, const float *b,
                             float *beta_pad, float *beta_live);
 
-/* sum over the terms of (w*x)^2 (float64 sums, stored as float). */
-c1d_status c1d_sq_products_full(const c1d_shape *s, const float *x, const float *w, float *sq);
-double c1d_sq_products_at(const c1d_shape *s, const float *x, const float *w, int64_t n, int64_t o,
-                          int64_t t);
+/* sum over the terms of (w*x)^2 (float64 sums, stored as float); st NULL without states. */
+c1d_status c1d_sq_products_full(const c1d_shape *s, const float *x, const float *w, const float *st, float *sq);
+double c1d_sq_products_at(const c1d_shape *s, const float *x, const float *w, const float *st, int64_t n,
+                          int64_t o, int64_t t);
 
 /* A pseudo-random permutation of 0..count-1 from seed (Fisher-Yates on SplitMix64). */
 void c1d_term_permutation(int64_t count, uint64_t seed, int32_t *perm);
 
-/* One output in float32 with acc = b[o] (or 0), then fma over the C*K terms in the order perm gives
- * (term j is channel j / K, tap j % K): what an arbitrary summation order does on these inputs. */
-float c1d_permuted_fp32_at(const c1d_shape *s, const float *x, const float *w, const float *b,
+/* One output in float32 with acc = b[o] (or 0), then fma over the (C/G)*K terms of o's group in the
+ * order perm gives (term j is the group's channel j / K, tap j % K), then the activation in float32:
+ * what an arbitrary summation order does on these inputs (no rounding to y's type). */
+float c1d_permuted_fp32_at(const c1d_shape *s, const float *x, const float *w, const float *b, const float *st,
                            const int32_t *perm, int64_t n, int64_t o, int64_t t);
 
 #ifdef __cplusplus
