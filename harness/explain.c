@@ -12,7 +12,7 @@
 extern const c1d_impl c1d_cpu_naive, c1d_cpu_grouped_naive;
 
 c1d_model_spec c1d_model_spec_of(int model) {
-  c1d_model_spec sp = {C1D_ROUND_NONE, C1D_ROUND_NONE, 0};
+  c1d_model_spec sp = {C1D_ROUND_NONE, C1D_ROUND_NONE, 0, C1D_ROUND_NONE};
   switch (model) {
     case C1D_MODEL_TF32_RNA: sp.x = sp.w = C1D_ROUND_TF32_RNA; break;
     case C1D_MODEL_TF32_TRUNC: sp.x = sp.w = C1D_ROUND_TF32_TRUNC; break;
@@ -22,6 +22,8 @@ c1d_model_spec c1d_model_spec_of(int model) {
     case C1D_MODEL_TF32_XRNA_WTRUNC: sp.x = C1D_ROUND_TF32_RNA, sp.w = C1D_ROUND_TF32_TRUNC; break;
     case C1D_MODEL_TF32_XTRUNC_WRNA: sp.x = C1D_ROUND_TF32_TRUNC, sp.w = C1D_ROUND_TF32_RNA; break;
     case C1D_MODEL_3XTF32: sp.split3 = 1; break;
+    case C1D_MODEL_BF16_PRODUCTS: sp.products = C1D_ROUND_BF16; break;
+    case C1D_MODEL_BF16_WEIGHTS: sp.w = C1D_ROUND_BF16; break;
     default: break;
   }
   return sp;

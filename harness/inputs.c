@@ -2,6 +2,8 @@
  * and OpenMP can fill tensors in any order with the same result. */
 #include "harness/inputs.h"
 
+#include "reference/dtype.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -62,18 +64,37 @@ int c1d_integer_range(const c1d_shape *s) {
   return 1;
 }
 
-enum { STREAM_X = 1, STREAM_W = 2, STREAM_B = 3, STREAM_X_PAIR = 4 };
+enum { STREAM_X = 1, STREAM_W = 2, STREAM_B = 3, STREAM_X_PAIR = 4, STREAM_S = 5 };
 
 static float value(c1d_dist dist, const c1d_shape *s, uint64_t seed, int stream, uint64_t i) {
   switch (dist) {
     case C1D_DIST_NORMAL: return normal01(seed, stream, i);
     case C1D_DIST_UNIFORM: return uniform_pm1(seed, stream, i);
-    case C1D_DIST_CONV_INIT:
-      if (stream == STREAM_X) return normal01(seed, stream, i);
-      return (float)(uniform_pm1(seed, stream, i) / sqrt((double)s->C * (double)s->K));
+    case C1D_DIST_CONV_INIT: /* nn.Conv1d's: U(+-1/sqrt(fan_in)), fan_in = (C/G)*K */
+      if (stream == STREAM_X || stream == STREAM_S) return normal01(seed, stream, i);
+      return (float)(uniform_pm1(seed, stream, i) / sqrt((double)c1d_terms(s)));
     case C1D_DIST_INTEGER: return small_int(seed, stream, i, c1d_integer_range(s));
     default: return normal01(seed, stream, i);
   }
+}
+
+/* Each tensor rounded to its declared element type (a bf16 tensor holds bf16 values). */
+static void round_to_types(const c1d_shape *s, float *x, float *w, float *b, float *st) {
+  const struct { float *v; int64_t n; c1d_dtype d; } t[4] = {
+      {x, c1d_x_count(s), s->dt.x}, {w, c1d_w_count(s), s->dt.w}, {b, c1d_b_count(s), s->dt.b},
+      {st, c1d_s_count(s), s->dt.s}};
+  for (int k = 0; k < 4; k++)
+    if (t[k].v && t[k].d != C1D_DTYPE_F32) {
+#pragma omp parallel for schedule(static)
+      for (int64_t i = 0; i < t[k].n; i++) t[k].v[i] = c1d_round_to_dtype(t[k].d, t[k].v[i]);
+    }
+}
+
+void c1d_generate_states(const c1d_shape *s, c1d_dist dist, uint64_t seed, float *st) {
+  const int64_t ns = c1d_s_count(s);
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < ns; i++) st[i] = value(dist, s, seed, STREAM_S, (uint64_t)i);
+  round_to_types(s, NULL, NULL, NULL, st);
 }
 
 void c1d_generate(const c1d_shape *s, c1d_dist dist, uint64_t seed, float *x, float *w, float *b) {
@@ -95,9 +116,12 @@ void c1d_generate(const c1d_shape *s, c1d_dist dist, uint64_t seed, float *x, fl
           float r = uniform_pm1(seed, STREAM_X_PAIR, (uint64_t)i);
           x[c1d_x_index(s, n, c + 1, t)] = x[i] * (1.0f + 0x1p-10f * r);
         }
-    for (int64_t o = 0; o < s->O; o++)
-      for (int64_t c = 0; c + 1 < s->C; c += 2)
+    for (int64_t o = 0; o < s->O; o++) {
+      const int64_t c0 = c1d_group_first_c(s, o);
+      for (int64_t c = c0; c + 1 < c0 + c1d_cin_per_group(s); c += 2)
         for (int64_t k = 0; k < s->K; k++)
           w[c1d_w_index(s, o, c + 1, k)] = -w[c1d_w_index(s, o, c, k)];
+    }
   }
+  round_to_types(s, x, w, s->bias ? b : NULL, NULL);
 }

@@ -30,6 +30,9 @@ c1d_status c1d_dist_parse(const char *name, c1d_dist *out);
 /* Fills x (N*C*L), w (O*C*K) and, if s->bias, b (O) from (dist, seed). Never all-zero. */
 void c1d_generate(const c1d_shape *s, c1d_dist dist, uint64_t seed, float *x, float *w, float *b);
 
+/* The initial states (c1d_s_count(s) values) of the same distribution (like x), in their type. */
+void c1d_generate_states(const c1d_shape *s, c1d_dist dist, uint64_t seed, float *st);
+
 /* The largest |integer| used by C1D_DIST_INTEGER for this shape: chosen so that |y| and every partial
  * sum stay below 2^24, where float32 represents every integer. */
 int c1d_integer_range(const c1d_shape *s);

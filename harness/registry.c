@@ -18,7 +18,7 @@ extern const c1d_impl c1d_cpu_naive, c1d_cpu_tap_partial, c1d_cpu_kahan, c1d_cpu
 /* CPU twins of the fast kernels (issue 8) */
 extern const c1d_impl c1d_cpu_kahan_blocked, c1d_cpu_split_3xtf32;
 /* the operator as people write it (issue 15): groups, depthwise, states, SiLU, bf16/fp16 tensors */
-extern const c1d_impl c1d_cpu_grouped_naive;
+extern const c1d_impl c1d_cpu_grouped_naive, c1d_cpu_bf16_products, c1d_cpu_fp16_accumulation;
 
 // --- GPU implementations (gpu/) ----------------------------------------------------------------
 #ifdef C1D_HAVE_CUDA
@@ -42,6 +42,8 @@ static const c1d_impl *const table[] = {
     &c1d_cpu_kahan_blocked,
     &c1d_cpu_split_3xtf32,
     &c1d_cpu_grouped_naive,
+    &c1d_cpu_bf16_products,
+    &c1d_cpu_fp16_accumulation,
 #ifdef C1D_HAVE_CUDA
     &c1d_gpu_naive,
     &c1d_gpu_tap_partial,
@@ -76,6 +78,8 @@ static void build(void) {
   for (int i = 0; i < N_TABLE; i++) everything[n_everything++] = table[i];
   for (int i = 0; i < c1d_cpu_zoo_count && n_everything < N_TABLE + MAX_MUTANTS; i++)
     everything[n_everything++] = c1d_cpu_zoo[i].impl;
+  for (int i = 0; i < c1d_lowp_zoo_count && n_everything < N_TABLE + MAX_MUTANTS; i++)
+    if (c1d_lowp_zoo[i].impl->tier == C1D_TIER_MUTANT) everything[n_everything++] = c1d_lowp_zoo[i].impl;
 #ifdef C1D_HAVE_CUDA
   for (int i = 0; i < c1d_gpu_zoo_count && n_everything < N_TABLE + MAX_MUTANTS; i++)
     everything[n_everything++] = c1d_gpu_zoo[i].impl;

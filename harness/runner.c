@@ -22,7 +22,9 @@ typedef struct run_ctx {
   c1d_run_results *res;
   const c1d_shape *s;
   c1d_oracle_choice oracle;
-  float *gx, *gw, *gb;          /* generated inputs (owned); NULL with the caller's tensors */
+  float *gx, *gw, *gb, *gs;     /* generated inputs (owned); NULL with the caller's tensors */
+  const float *st;              /* this trial's initial states (NULL without) */
+  double *pre;                  /* the oracle's sum before the activation (with one) */
   const float *x, *w, *b;       /* this trial's inputs */
   double *ref, *mag;            /* the oracle's y and m */
   int64_t *terms_t;
@@ -189,7 +191,7 @@ static c1d_status run_impl(run_ctx *c, int i, int trial, uint64_t seed) {
   rcfg.shape = part;
   const int repeats = c1d_run_default_repeats(&rcfg, impl);
   const int warmup = c1d_flops(rs) <= C1D_NO_WARMUP_GFLOP * 1e9;
-  c1d_exec ex = {.used_tf32 = -1};
+  c1d_exec ex = {.used_tf32 = -1, .states = impl->backend == C1D_BACKEND_CPU ? c->st : NULL};
   c1d_timing t = {0};
   c1d_status st;
   start_trial_result(tr, seed);
@@ -296,8 +298,8 @@ static c1d_status run_oracle(run_ctx *c, uint64_t seed) {
     progress(c, "oracle (float64, gpu)");
     st = c1d_gpu_session_oracle(c->gpu, c->ref, c->mag);
   } else {
-    st = c1d_oracle_f64(c->s, c->x, c->w, c->b, c->ref, c->mag, c->cfg->progress ? oracle_progress : NULL,
-                        c);
+    st = c1d_oracle_f64_ex(c->s, c->x, c->w, c->b, c->st, c->ref, c->mag, c->pre,
+                           c->cfg->progress ? oracle_progress : NULL, c);
   }
   c->res->oracle_ms += now_ms() - t0;
   if (st != C1D_OK) {
@@ -329,19 +331,22 @@ static c1d_status run_trial(run_ctx *c, int trial) {
   if (!cfg->x) {
     progress(c, "trial %d/%d: generating inputs", trial + 1, cfg->trials);
     c1d_generate(c->s, cfg->dist, seed, c->gx, c->gw, c->gb);
+    if (c->gs) c1d_generate_states(c->s, cfg->dist, seed, c->gs);
   }
   if (c->gpu && (st = c1d_gpu_session_upload(c->gpu, c->x, c->w, c->b)) != C1D_OK) return st;
   if ((st = run_oracle(c, seed)) != C1D_OK) return st;
   progress(c, "trial %d/%d: rounding models", trial + 1, cfg->trials);
-  if ((st = c1d_explainer_prepare_naive(&c->explainer, c->s, c->x, c->w, c->b, c->ref, c->mag,
-                                        naive_on_gpu(c))) != C1D_OK)
-    return st;
+  const c1d_explainer_inputs ein = {.x = c->x, .w = c->w, .b = c->b, .st = c->st, .ref = c->ref, .mag = c->mag,
+                                   .pre = c->pre, .naive = naive_on_gpu(c)};
+  if ((st = c1d_explainer_prepare_ex(&c->explainer, c->s, &ein)) != C1D_OK) return st;
   if (cfg->cpu_batch_rows > 0 && cfg->cpu_batch_rows < c->s->N) {
     /* The CPU rows' verdicts judge the batch rows they cover: x, the oracle and m are [n]-major, so the
      * sub-shape's are prefixes of the whole. */
     c1d_shape part = *c->s;
     part.N = cfg->cpu_batch_rows;
-    if ((st = c1d_explainer_prepare(&c->part_explainer, &part, c->x, c->w, c->b, c->ref, c->mag)) != C1D_OK) {
+    const c1d_explainer_inputs pin = {.x = c->x, .w = c->w, .b = c->b, .st = c->st, .ref = c->ref, .mag = c->mag,
+                                      .pre = c->pre};
+    if ((st = c1d_explainer_prepare_ex(&c->part_explainer, &part, &pin)) != C1D_OK) {
       c1d_explainer_release(&c->explainer);
       return st;
     }
@@ -371,6 +376,9 @@ static c1d_status allocate_buffers(run_ctx *c) {
   const c1d_shape *s = c->s;
   const size_t ny = (size_t)c1d_y_count(s);
   int failed = 0;
+  if (s->states) c->st = cfg->x ? cfg->st : (c->gs = malloc((size_t)c1d_s_count(s) * sizeof(float)));
+  if (s->act != C1D_ACT_NONE) c->pre = malloc((size_t)c1d_y_count(s) * sizeof *c->pre);
+  failed |= (s->states && !c->st) || (s->act != C1D_ACT_NONE && !c->pre);
   if (cfg->x) {
     c->x = cfg->x;
     c->w = cfg->w;
@@ -406,6 +414,8 @@ static void release_buffers(run_ctx *c) {
   free(c->gx);
   free(c->gw);
   free(c->gb);
+  free(c->gs);
+  free(c->pre);
   free(c->ref);
   free(c->mag);
   free(c->y);

@@ -58,11 +58,11 @@ typedef struct c1d_run_config {
   int n_candidates;
 
   /* Inputs: generated from (dist, seed + trial), or the caller's tensors when x is not NULL (then
-   * trials must be 1; b is NULL iff !shape.bias). */
+   * trials must be 1; b is NULL iff !shape.bias; st, the initial states, NULL iff !shape.states). */
   c1d_dist dist;
   uint64_t seed;
   int trials;
-  const float *x, *w, *b;
+  const float *x, *w, *b, *st;
 
   int repeats;                  /* timed runs per implementation; 0: the backend's default */
   /* > 0: the CPU implementations run on the first cpu_batch_rows batch rows only, and their outputs

@@ -59,7 +59,9 @@ int c1d_run_default_repeats(const c1d_run_config *cfg, const c1d_impl *impl) {
 
 c1d_oracle_choice c1d_run_resolve_oracle(const c1d_run_config *cfg) {
   if (cfg->oracle != C1D_ORACLE_AUTO) return cfg->oracle;
-  if (c1d_gpu_oracle_built() && c1d_gpu_why_unavailable() == NULL &&
+  /* The GPU oracle is the plain problem's (dense, no states, no activation). */
+  if (c1d_groups(&cfg->shape) == 1 && !cfg->shape.states && cfg->shape.act == C1D_ACT_NONE &&
+      c1d_gpu_oracle_built() && c1d_gpu_why_unavailable() == NULL &&
       c1d_flops(&cfg->shape) >= C1D_GPU_ORACLE_MIN_GFLOP * 1e9)
     return C1D_ORACLE_GPU;
   return C1D_ORACLE_CPU;
@@ -100,7 +102,8 @@ int c1d_run_memory_parts(const c1d_run_config *cfg, c1d_memory_part *parts) {
                              2.0 * profile_bins(s->L) + 2.0 * profile_bins(s->O);
 #define PART(what, b) parts[n++] = (c1d_memory_part){what, (b)}
   PART("the program and its libraries", C1D_PROGRAM_BYTES);
-  PART("the inputs x, w, b", 4.0 * (nx + nw + nb));
+  PART("the inputs x, w, b, s", 4.0 * (nx + nw + nb + (double)c1d_s_count(s)));
+  PART("the oracle's sum before the activation", s->act != C1D_ACT_NONE ? 8.0 * ny : 0.0);
   PART("the oracle's y and m", 16.0 * ny);
   PART("the output buffer and its first run's copy", 8.0 * ny);
   PART("terms per position (runner and explainer)", 16.0 * L);
@@ -175,7 +178,12 @@ c1d_status c1d_run_check(const c1d_run_config *cfg) {
     if (strcmp(cfg->compare_a, cfg->compare_b) == 0)
       return c1d_fail(C1D_ERR_USAGE, "--compare needs two different implementations");
   }
+  if (cfg->shape.states && cfg->x && !cfg->st)
+    return c1d_fail(C1D_ERR_USAGE, "the problem has initial states but no states tensor was given");
   if (cfg->oracle == C1D_ORACLE_GPU) {
+    if (c1d_groups(&cfg->shape) > 1 || cfg->shape.states || cfg->shape.act != C1D_ACT_NONE)
+      return c1d_fail(C1D_ERR_USAGE, "the GPU oracle is the dense problem's: use --oracle cpu with groups, "
+                                     "states or an activation");
     if (!c1d_gpu_oracle_built())
       return c1d_fail(C1D_ERR_NO_DEVICE, "this build has no GPU oracle (gpu/oracle_f64.cu)");
     const char *why = c1d_gpu_why_unavailable();

@@ -42,6 +42,8 @@ static const struct {
     {"tf32_x_rna_w_trunc", "tf32 inputs (x to nearest, w truncated)"},
     {"tf32_x_trunc_w_rna", "tf32 inputs (x truncated, w to nearest)"},
     {"3xtf32", "3xTF32 split products"},
+    {"bf16_products", "products rounded to bf16 before the sum"},
+    {"bf16_weights", "weights rounded to bf16"},
 };
 
 const char *c1d_model_name(int model) {
@@ -218,7 +220,9 @@ static double worst_case_of(const explan *x, int64_t n, double m) {
   switch (x->model) {
     case C1D_MODEL_FP32:
     case C1D_MODEL_3XTF32: break;
-    case C1D_MODEL_BF16_INPUTS: ui = C1D_U_BF16; break;
+    case C1D_MODEL_BF16_INPUTS:
+    case C1D_MODEL_BF16_WEIGHTS:
+    case C1D_MODEL_BF16_PRODUCTS: ui = C1D_U_BF16; break;
     case C1D_MODEL_FP16_INPUTS: ui = 2.0 * C1D_U_TF32_TRUNC; break; /* fp16's subnormals lose more */
     default: ui = C1D_U_TF32_TRUNC; break;
   }
@@ -245,7 +249,9 @@ static const struct {
     {C1D_MODEL_TF32_TRUNC, C1D_ACC_NEAREST, 0},     {C1D_MODEL_TF32_TRUNC, C1D_ACC_TRUNCATED, 0},
     {C1D_MODEL_TF32_XRNA_WTRUNC, C1D_ACC_NEAREST, 0}, {C1D_MODEL_TF32_XRNA_WTRUNC, C1D_ACC_TRUNCATED, 0},
     {C1D_MODEL_TF32_XTRUNC_WRNA, C1D_ACC_NEAREST, 0}, {C1D_MODEL_TF32_XTRUNC_WRNA, C1D_ACC_TRUNCATED, 0},
+    {C1D_MODEL_BF16_WEIGHTS, C1D_ACC_NEAREST, 0},   {C1D_MODEL_BF16_WEIGHTS, C1D_ACC_TRUNCATED, 0},
     {C1D_MODEL_BF16_INPUTS, C1D_ACC_NEAREST, 0},    {C1D_MODEL_BF16_INPUTS, C1D_ACC_TRUNCATED, 0},
+    {C1D_MODEL_BF16_PRODUCTS, C1D_ACC_NEAREST, 0},  {C1D_MODEL_BF16_PRODUCTS, C1D_ACC_TRUNCATED, 0},
     {C1D_MODEL_FP32, C1D_ACC_FP16, 0},              {C1D_MODEL_FP16_INPUTS, C1D_ACC_FP16, 0},
     {C1D_MODEL_FP32, C1D_ACC_BF16, 0},              {C1D_MODEL_BF16_INPUTS, C1D_ACC_BF16, 0},
 };
@@ -411,7 +417,9 @@ static void choose(const c1d_classifier_input *in, int store, double scale, samp
      * otherwise stand in for any error up to 2^13 times float32's. */
     if ((x.acc == C1D_ACC_FP16 && store != STORE_FP16) || (x.acc == C1D_ACC_BF16 && store != STORE_BF16))
       continue;
-    if ((x.acc == C1D_ACC_FP16 || x.acc == C1D_ACC_BF16) && (r.median < 0.25 || fabs(r.t) > 6.0)) continue;
+    if ((x.acc == C1D_ACC_FP16 || x.acc == C1D_ACC_BF16) &&
+        ((r.median < 0.25 && r.tail < 0.25) || fabs(r.t) > 6.0))
+      continue;
     /* Truncated accumulation must explain what rounding to nearest does not: half the residual. */
     if (x.acc == C1D_ACC_TRUNCATED && !(r.median < 0.5 * nearest[x.model])) continue;
     if (x.acc == C1D_ACC_NEAREST && !x.allow) nearest[x.model] = r.median;
@@ -561,6 +569,8 @@ static void describe_explanation(const explan *x, int alt, char *buf, size_t siz
     case C1D_MODEL_TF32_XRNA_WTRUNC: in = "x rounded to TF32, w truncated to TF32, "; break;
     case C1D_MODEL_TF32_XTRUNC_WRNA: in = "x truncated to TF32, w rounded to TF32, "; break;
     case C1D_MODEL_BF16_INPUTS: in = "inputs rounded to bf16, "; break;
+    case C1D_MODEL_BF16_WEIGHTS: in = "weights rounded to bf16, "; break;
+    case C1D_MODEL_BF16_PRODUCTS: in = "products rounded to bf16 before the sum, "; break;
     default: in = "";
   }
   snprintf(tmp, sizeof tmp, "%s%s", x->store == STORE_BF16 ? ", one rounding to bf16"
@@ -588,7 +598,9 @@ static c1d_verdict verdict_of(const explan *x, char *where, size_t size) {
       return C1D_VERDICT_FP32_ROUNDING;
     case C1D_MODEL_3XTF32: return C1D_VERDICT_FP32_ROUNDING;
     case C1D_MODEL_FP16_INPUTS:
+    case C1D_MODEL_BF16_WEIGHTS:
     case C1D_MODEL_BF16_INPUTS: snprintf(where, size, "inputs"); return C1D_VERDICT_REDUCED_PRECISION;
+    case C1D_MODEL_BF16_PRODUCTS: snprintf(where, size, "products"); return C1D_VERDICT_REDUCED_PRECISION;
     default: return C1D_VERDICT_TF32_INPUTS;
   }
 }

@@ -90,6 +90,8 @@ enum {
   C1D_MODEL_TF32_XRNA_WTRUNC, /* x to nearest, w truncated */
   C1D_MODEL_TF32_XTRUNC_WRNA, /* x truncated, w to nearest */
   C1D_MODEL_3XTF32,           /* 3xTF32 split products (big*big + big*small + small*big) */
+  C1D_MODEL_BF16_PRODUCTS,    /* each product rounded to bf16 before a float32 sum */
+  C1D_MODEL_BF16_WEIGHTS,     /* w rounded to bf16, x as given (fp32 weights used as bf16) */
   C1D_MODEL_COUNT
 };
 /* "fp32 accumulation (naive order)", "tf32 inputs (round to nearest)", ... */

@@ -78,6 +78,7 @@ void c1d_model_inputs_free(c1d_model_inputs *mi) {
 static inline double model_product(const c1d_shape *s, const c1d_model_inputs *mi, int64_t n, int64_t c,
                                    int64_t src, int64_t iw) {
   const double p = (double)c1d_x_at(s, mi->x1, mi->s1, n, c, src) * (double)mi->w1[iw];
+  if (mi->spec.products != C1D_ROUND_NONE) return (double)c1d_round_as(mi->spec.products, (float)p);
   if (!mi->x2) return p;
   return p + (double)c1d_x_at(s, mi->x1, mi->s1, n, c, src) * (double)mi->w2[iw] +
          (double)c1d_x_at(s, mi->x2, mi->s2, n, c, src) * (double)mi->w1[iw];
@@ -89,6 +90,17 @@ static double act_slope(const c1d_shape *s, double v) { return s->act == C1D_ACT
 c1d_status c1d_model_delta_full(const c1d_shape *s, const c1d_model_inputs *mi, const float *b,
                                 const double *ref, float *delta) {
   const int64_t ny = c1d_y_count(s);
+  if (mi->spec.products != C1D_ROUND_NONE) {
+    /* Rounded products are no product of rounded inputs: element by element. */
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int64_t i = 0; i < ny; i++) {
+      const int64_t t = i % s->L, o = (i / s->L) % s->O, n = i / (s->L * s->O);
+      double v;
+      c1d_model_eval_at(s, mi, b, n, o, t, &v, NULL, NULL);
+      delta[i] = (float)(v - ref[i]);
+    }
+    return C1D_OK;
+  }
   c1d_shape sum = *s, no_bias = *s;
   sum.act = C1D_ACT_NONE; /* the exact sums first, the activation once on their total */
   no_bias.act = C1D_ACT_NONE;

@@ -181,3 +181,106 @@ Test(explain, verdict_names_are_the_documented_words) {
                          "bug-global", "non-finite", "inconclusive"};
   for (int v = 0; v < C1D_VERDICT_COUNT; v++) cr_assert_str_eq(c1d_verdict_name(v), words[v]);
 }
+
+// --- the operator as people write it (issue 15) ------------------------------------------------
+
+#include "reference/dtype.h"
+
+extern const c1d_impl c1d_cpu_grouped_naive;
+
+/* One problem of any kind: inputs in their types, states, the oracle with the sum before SiLU. */
+typedef struct lowp_problem {
+  c1d_shape s;
+  float *x, *w, *b, *st, *y;
+  double *ref, *mag, *pre;
+  c1d_explainer ex;
+} lowp_problem;
+
+static void setup_lowp(lowp_problem *p, const c1d_shape *s, c1d_dist dist, uint64_t seed) {
+  memset(p, 0, sizeof *p);
+  p->s = *s;
+  const int64_t ny = c1d_y_count(s);
+  p->x = malloc((size_t)c1d_x_count(s) * sizeof(float));
+  p->w = malloc((size_t)c1d_w_count(s) * sizeof(float));
+  p->b = malloc((size_t)(s->O + 1) * sizeof(float));
+  p->st = malloc((size_t)(c1d_s_count(s) + 1) * sizeof(float));
+  p->y = malloc((size_t)ny * sizeof(float));
+  p->ref = malloc((size_t)ny * sizeof(double));
+  p->mag = malloc((size_t)ny * sizeof(double));
+  p->pre = malloc((size_t)ny * sizeof(double));
+  cr_assert(p->x && p->w && p->b && p->st && p->y && p->ref && p->mag && p->pre);
+  c1d_generate(s, dist, seed, p->x, p->w, p->b);
+  if (s->states) c1d_generate_states(s, dist, seed, p->st);
+  cr_assert_eq(c1d_oracle_f64_ex(s, p->x, p->w, s->bias ? p->b : NULL, s->states ? p->st : NULL, p->ref, p->mag,
+                                 p->pre, NULL, NULL),
+               C1D_OK, "%s", c1d_error_detail());
+  const c1d_explainer_inputs in = {.x = p->x, .w = p->w, .b = s->bias ? p->b : NULL, .st = s->states ? p->st : NULL,
+                                   .ref = p->ref, .mag = p->mag, .pre = p->pre};
+  cr_assert_eq(c1d_explainer_prepare_ex(&p->ex, s, &in), C1D_OK, "%s", c1d_error_detail());
+}
+
+static void teardown_lowp(lowp_problem *p) {
+  c1d_explainer_release(&p->ex);
+  free(p->x), free(p->w), free(p->b), free(p->st), free(p->y), free(p->ref), free(p->mag), free(p->pre);
+}
+
+static c1d_explanation explain_lowp(lowp_problem *p, const c1d_impl *impl) {
+  for (int64_t i = 0; i < c1d_y_count(&p->s); i++) p->y[i] = NAN;
+  c1d_exec exec;
+  memset(&exec, 0, sizeof exec);
+  exec.states = p->s.states ? p->st : NULL;
+  cr_assert_eq(impl->run(&p->s, p->x, p->w, p->s.bias ? p->b : NULL, p->y, &exec), C1D_OK);
+  c1d_explanation e;
+  cr_assert_eq(c1d_explainer_explain(&p->ex, p->y, 0, 0, &e), C1D_OK);
+  return e;
+}
+
+#define BF16_ALL {C1D_DTYPE_BF16, C1D_DTYPE_BF16, C1D_DTYPE_BF16, C1D_DTYPE_BF16, C1D_DTYPE_BF16}
+#define F16_ALL {C1D_DTYPE_F16, C1D_DTYPE_F16, C1D_DTYPE_F16, C1D_DTYPE_F16, C1D_DTYPE_F16}
+
+/* Mamba's depthwise shapes and grouped ones: bf16/fp16 tensors, SiLU, states, odd sizes. */
+static const c1d_shape lowp_shapes[] = {
+    {.N = 2, .C = 64, .O = 64, .L = 300, .K = 4, .D = 1, .bias = 1, .G = 64, .states = 1, .act = C1D_ACT_SILU, .dt = BF16_ALL},
+    {.N = 3, .C = 40, .O = 40, .L = 129, .K = 3, .D = 2, .bias = 1, .G = 40, .dt = BF16_ALL},
+    {.N = 2, .C = 48, .O = 48, .L = 200, .K = 4, .D = 1, .bias = 1, .G = 48, .states = 1, .act = C1D_ACT_SILU, .dt = F16_ALL},
+    {.N = 2, .C = 32, .O = 16, .L = 150, .K = 4, .D = 1, .bias = 1, .G = 8, .act = C1D_ACT_SILU},
+    {.N = 2, .C = 64, .O = 64, .L = 256, .K = 2, .D = 3, .bias = 0, .G = 64, .states = 1,
+     .dt = {C1D_DTYPE_BF16, C1D_DTYPE_F32, C1D_DTYPE_F32, C1D_DTYPE_BF16, C1D_DTYPE_BF16}},
+};
+
+Test(lowp, the_contract_is_fp32_rounding_and_nearly_every_bf16_output_is_correctly_rounded) {
+  for (unsigned si = 0; si < sizeof lowp_shapes / sizeof lowp_shapes[0]; si++)
+    for (uint64_t seed = 1; seed <= 3; seed++) {
+      lowp_problem p;
+      setup_lowp(&p, &lowp_shapes[si], C1D_DIST_CONV_INIT, seed);
+      const c1d_explanation e = explain_lowp(&p, &c1d_cpu_grouped_naive);
+      cr_expect_eq(e.verdict, C1D_VERDICT_FP32_ROUNDING, "shape %u seed %llu: %s: %s", si, (unsigned long long)seed,
+                   c1d_verdict_name(e.verdict), e.reason);
+      if (lowp_shapes[si].dt.y != C1D_DTYPE_F32)
+        cr_expect_geq((double)e.exact / (double)e.count, 0.97, "shape %u: %lld of %lld correctly rounded", si,
+                      (long long)e.exact, (long long)e.count);
+      teardown_lowp(&p);
+    }
+}
+
+Test(lowp, every_mutant_and_model_gets_its_verdict_and_stage) {
+  int checked = 0;
+  for (unsigned si = 0; si < sizeof lowp_shapes / sizeof lowp_shapes[0]; si++) {
+    lowp_problem p;
+    setup_lowp(&p, &lowp_shapes[si], C1D_DIST_CONV_INIT, 7 + si);
+    for (int i = 0; i < c1d_lowp_zoo_count; i++) {
+      const c1d_zoo_entry *z = &c1d_lowp_zoo[i];
+      if (z->applies && !z->applies(&p.s)) continue;
+      const c1d_explanation e = explain_lowp(&p, z->impl);
+      cr_expect_eq(e.verdict, z->expected, "%s on shape %u: expected %s, got %s: %s", z->impl->name, si,
+                   c1d_verdict_name(z->expected), c1d_verdict_name(e.verdict), e.reason);
+      if (z->region != C1D_REGION_NONE)
+        cr_expect_eq(e.region.cls, z->region, "%s on shape %u: region %s", z->impl->name, si,
+                     c1d_region_class_name(e.region.cls));
+      if (z->where) cr_expect_str_eq(e.where, z->where, "%s on shape %u: %s", z->impl->name, si, e.reason);
+      checked++;
+    }
+    teardown_lowp(&p);
+  }
+  cr_assert_geq(checked, 12);
+}
