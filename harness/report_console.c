@@ -218,7 +218,7 @@ static void print_verdict(FILE *f, const char *name, const c1d_impl_result *ir,
   int same = 0;
   const c1d_trial_result *t = c1d_worst_verdict(trials, n, &same);
   if (!t) return;
-  char text[900];
+  char text[sizeof t->explanation.reason + 64];
   snprintf(text, sizeof text, "%s%s: %s", c1d_verdict_name(t->explanation.verdict),
            n > 1 ? (same == n ? " (every trial)" : " (the worst trial)") : "", t->explanation.reason);
   print_wrapped(f, name, text);

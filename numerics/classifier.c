@@ -345,7 +345,7 @@ static ratios sample_ratio(const c1d_classifier_input *in, const explan *x, samp
   const c1d_model_sample *sm = in->sample;
   const int64_t S = sm->count;
   const double *dl = sample_delta(in, x->model, sc), *bt = sample_bias(in, x, sc), *sq = sample_sq(in, x, sc);
-  ratios out = {INFINITY, INFINITY};
+  ratios out = {INFINITY, INFINITY, INFINITY, 0.0};
   if (sc->failed) return out;
   int64_t n = 0;
   double sum = 0.0;
@@ -393,7 +393,7 @@ static void choose(const c1d_classifier_input *in, int store, double scale, samp
   for (int m = 0; m < C1D_MODEL_COUNT; m++) nearest[m] = INFINITY;
   memset(out, 0, sizeof *out);
   out->alt_model = -1;
-  out->ratio = (ratios){INFINITY, INFINITY};
+  out->ratio = (ratios){INFINITY, INFINITY, INFINITY, 0.0};
   int clean = 0, have_fit = 0;
   choice closest = *out;
   for (int k = 0; k < N_TRY && !clean; k++) {
@@ -914,7 +914,7 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
       snprintf(out->test, sizeof out->test, "whole output");
     else
       snprintf(out->test, sizeof out->test, "no rounding model fits the bulk");
-    char closest[320];
+    char closest[420];
     if (ch.fits)
       snprintf(closest, sizeof closest, "beyond what %s produces (which fits the rest)", out->what);
     else
@@ -933,7 +933,7 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
              out->region.n, out->region.o, out->region.t, race);
   } else {
     out->verdict = verdict_of(&ch.x, out->where, sizeof out->where);
-    char fit[256], prediction[160] = "", limits[256];
+    char fit[400], prediction[160] = "", limits[256];
     if (exact == count && count > 0)
       snprintf(fit, sizeof fit, "every output equals the correctly rounded exact result%s",
                nc.correct_inf ? " (Inf where the exact result exceeds float32's range)" : "");

@@ -194,7 +194,7 @@ typedef struct c1d_explanation {
   double order_ratio;                /* that ratio (medians of squares) */
   /* The statistical decision. */
   double alpha;                      /* C1D_ALPHA */
-  char test[96];                     /* the test that fired ("region: channel 7", ...), "" if none */
+  char test[64];                     /* the test that fired ("region: channel 7", ...), "" if none */
   int certain;                       /* elements beyond the worst-case bound: certainly a bug */
   double unexplained_rms;            /* rms of the residual once the explanation is accounted for */
   double reference_rms;              /* rms of the naive order's own error on these inputs */

@@ -182,7 +182,7 @@ void c1d_model_eval_at(const c1d_shape *s, const c1d_model_inputs *mi, const flo
 c1d_status c1d_tc_bias_full(const c1d_shape *s, const c1d_model_inputs *mi, const float *b,
                             float *beta_pad, float *beta_live) {
   int failed = 0;
-  const int64_t cg = c1d_cin_per_group(s), total = cg * s->K, pad_len = c1d_pad(s);
+  const int64_t cg = c1d_cin_per_group(s), total = cg * s->K;
 #pragma omp parallel
   {
     double *acc = malloc((size_t)s->L * sizeof *acc), *bp = malloc((size_t)s->L * sizeof *bp);
@@ -231,7 +231,6 @@ c1d_status c1d_tc_bias_full(const c1d_shape *s, const c1d_model_inputs *mi, cons
     }
     free(acc), free(bp), free(bl), free(cnt), free(live);
   }
-  (void)pad_len;
   return failed ? c1d_fail(C1D_ERR_NO_MEMORY, "rounding model: cannot allocate row buffers") : C1D_OK;
 }
 

@@ -122,7 +122,7 @@ static void run_impl(gpu_problem *p, const c1d_impl *impl, c1d_exec *ex, float *
                c1d_error_detail());
 }
 
-static c1d_explanation explain(const gpu_problem *p, const float *y, int checked, int identical) {
+static c1d_explanation explain(gpu_problem *p, const float *y, int checked, int identical) {
   c1d_explanation e;
   cr_assert_eq(c1d_explainer_explain(&p->ex, y, checked, identical, &e), C1D_OK, "%s",
                c1d_error_detail());
