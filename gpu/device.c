@@ -16,14 +16,21 @@ const char *c1d_gpu_unavailable(void) {
   static int checked = 0;
   static char reason[256];
   if (!checked) {
-    int count = 0;
+    int count = 0, driver = 0, runtime = 0;
     cudaError_t e = cudaGetDeviceCount(&count);
-    if (e != cudaSuccess)
-      snprintf(reason, sizeof reason, "no CUDA device: %s", cudaGetErrorString(e));
-    else if (count == 0)
-      snprintf(reason, sizeof reason, "no CUDA device: cudaGetDeviceCount found none");
-    else
+    cudaDriverGetVersion(&driver); /* 0 when no driver is installed */
+    cudaRuntimeGetVersion(&runtime);
+    /* Without a driver the runtime says "CUDA driver version is insufficient", which sends a user
+     * looking for a driver update on a machine that has no GPU at all. */
+    if (e == cudaSuccess && count > 0)
       reason[0] = '\0';
+    else if (e == cudaSuccess || e == cudaErrorNoDevice || (e == cudaErrorInsufficientDriver && driver == 0))
+      snprintf(reason, sizeof reason, "no CUDA device (no driver or no GPU)");
+    else if (e == cudaErrorInsufficientDriver)
+      snprintf(reason, sizeof reason, "no CUDA device: the driver supports CUDA %d.%d, this build needs %d.%d",
+               driver / 1000, driver % 1000 / 10, runtime / 1000, runtime % 1000 / 10);
+    else
+      snprintf(reason, sizeof reason, "no CUDA device: %s", cudaGetErrorString(e));
     checked = 1;
   }
   return reason[0] ? reason : NULL;

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/suggest.h"
+
 // --- numbers -----------------------------------------------------------------------------------
 
 c1d_status c1d_parse_int(const char *what, const char *text, int64_t min, int64_t max, int64_t *out) {
@@ -77,8 +79,35 @@ static c1d_status set_value(c1d_option *o, const char *value) {
       if (value[0] == '\0') return c1d_fail(C1D_ERR_USAGE, "%s needs a non-empty value", o->name);
       *(const char **)o->dest = value;
       return C1D_OK;
+    case C1D_OPT_LIST: {
+      c1d_string_list *list = o->dest;
+      if (value[0] == '\0') return c1d_fail(C1D_ERR_USAGE, "%s needs a non-empty value", o->name);
+      if (list->n == C1D_OPT_LIST_MAX)
+        return c1d_fail(C1D_ERR_USAGE, "%s is given more than %d times", o->name, C1D_OPT_LIST_MAX);
+      list->items[list->n++] = value;
+      return C1D_OK;
+    }
   }
   return c1d_fail(C1D_ERR_INTERNAL, "option %s has no kind", o->name);
+}
+
+/* "unknown option '--cni' (did you mean --cin?)": names are compared without their dashes, so that
+ * "-x" finds --x and "--len" finds --length. */
+static c1d_status unknown_option(const c1d_option *opts, int n_opts, const char *arg, size_t len) {
+  const char *bare[128];
+  const char *word = arg, *near = NULL;
+  int n = 0;
+  while ((size_t)(word - arg) < len && *word == '-') word++;
+  const int word_len = (int)(len - (size_t)(word - arg));
+  for (int i = 0; i < n_opts && n < 127; i++) bare[n++] = opts[i].name + 2;
+  bare[n++] = "help";
+  char stripped[128];
+  snprintf(stripped, sizeof stripped, "%.*s", word_len, word);
+  for (int i = 0; i < n && !near; i++)
+    if (strcmp(bare[i], stripped) == 0) near = bare[i]; /* the right name with the wrong dashes */
+  if (!near) near = c1d_suggest(stripped, bare, n);
+  if (near) return c1d_fail(C1D_ERR_USAGE, "unknown option '%.*s' (did you mean --%s?)", (int)len, arg, near);
+  return c1d_fail(C1D_ERR_USAGE, "unknown option '%.*s'", (int)len, arg);
 }
 
 c1d_status c1d_cli_parse(c1d_option *opts, int n_opts, int argc, char **argv, int *help) {
@@ -90,15 +119,15 @@ c1d_status c1d_cli_parse(c1d_option *opts, int n_opts, int argc, char **argv, in
       return C1D_OK;
     }
     if (arg[0] == '-' && (arg[1] != '-' || arg[2] == '\0'))
-      return c1d_fail(C1D_ERR_USAGE, "unknown option '%s'", arg);
+      return unknown_option(opts, n_opts, arg, strlen(arg));
     if (arg[0] != '-') return c1d_fail(C1D_ERR_USAGE, "unexpected argument '%s'", arg);
     const char *eq = strchr(arg, '=');
     size_t len = eq ? (size_t)(eq - arg) : strlen(arg);
     c1d_option *o = NULL;
     for (int k = 0; k < n_opts && !o; k++)
       if (strlen(opts[k].name) == len && strncmp(opts[k].name, arg, len) == 0) o = &opts[k];
-    if (!o) return c1d_fail(C1D_ERR_USAGE, "unknown option '%.*s'", (int)len, arg);
-    if (o->seen) return c1d_fail(C1D_ERR_USAGE, "%s is given twice", o->name);
+    if (!o) return unknown_option(opts, n_opts, arg, len);
+    if (o->seen && o->kind != C1D_OPT_LIST) return c1d_fail(C1D_ERR_USAGE, "%s is given twice", o->name);
     o->seen = 1;
     const char *value = NULL;
     if (o->kind == C1D_OPT_FLAG) {

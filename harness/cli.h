@@ -21,8 +21,16 @@ typedef enum c1d_opt_kind {
   C1D_OPT_INT,    /* dest is int64_t*, value in [min, max] */
   C1D_OPT_U64,    /* dest is uint64_t*, any non-negative 64-bit value */
   C1D_OPT_DOUBLE, /* dest is double*, finite and >= min */
-  C1D_OPT_STRING  /* dest is const char** (points into argv) */
+  C1D_OPT_STRING, /* dest is const char** (points into argv) */
+  C1D_OPT_LIST    /* dest is c1d_string_list*: each use appends one value; may be given several times */
 } c1d_opt_kind;
+
+/* The values of a C1D_OPT_LIST option, in command-line order (pointing into argv). */
+#define C1D_OPT_LIST_MAX 64
+typedef struct c1d_string_list {
+  const char *items[C1D_OPT_LIST_MAX];
+  int n;
+} c1d_string_list;
 
 typedef struct c1d_option {
   const char *name;    /* "--batch" */
@@ -43,8 +51,9 @@ typedef struct c1d_command {
 } c1d_command;
 
 /* Parses argv[1..argc) against opts. --help or -h anywhere sets *help and stops. Accepts "--name value"
- * and "--name=value". C1D_ERR_USAGE with a one-line detail for an unknown option, a missing or
- * malformed value, a value out of range, an option given twice, or a positional argument. */
+ * and "--name=value". C1D_ERR_USAGE with a one-line detail for an unknown option (with the nearest
+ * option's name when one is near: "did you mean --cin?"), a missing or malformed value, a value out of
+ * range, an option other than a list given twice, or a positional argument. */
 c1d_status c1d_cli_parse(c1d_option *opts, int n_opts, int argc, char **argv, int *help);
 
 /* The option given as `name` in the table, for conflict checks; NULL if the table has none. */

@@ -28,6 +28,7 @@
 #include "harness/machine.h"
 #include "harness/npy.h"
 #include "harness/registry.h"
+#include "harness/suggest.h"
 #include "harness/runner.h"
 #include "harness/version.h"
 
@@ -145,7 +146,7 @@ static c1d_status build_list(const bench_opts *o, const c1d_impl **list, int *n)
     for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
       const c1d_impl *impl = c1d_find_impl(tok);
       if (!impl) {
-        c1d_fail(C1D_ERR_USAGE, "no implementation is called '%s' (convlab list shows them)", tok);
+        c1d_fail_unknown_impl("unknown implementation", tok);
         free(copy);
         return C1D_ERR_USAGE;
       }

@@ -1,9 +1,14 @@
-/* convlab explain: is a user's output a bug, or rounding? Reads x, w, (b) and the output y from .npy
- * files, computes the float64 oracle and the rounding models on those very inputs, and prints the
- * verdict in plain words on the first line, then the evidence that decided it (or one JSON object with
- * --json). Exit status 0 whatever the verdict; 1 when the work fails, 2 for a bad command line. */
+/* convlab explain: is an output of yours a bug, or rounding? Reads x, w, (b) and one or more outputs y
+ * from .npy files, computes the float64 oracle and the rounding models on those very inputs, and
+ * prints for each y the verdict in plain words on its first line, then the evidence that decided it
+ * (or JSON with --json). --out DIR writes the same reports as convlab run (report.json, .csv, .txt,
+ * and with --html report.html), one row per y named file:NAME. Exit status 0 whatever the verdict; 1
+ * when the work fails, 2 for a bad command line.
+ *
+ * The options feed three steps, each its own function: where the inputs come from (load_inputs: the
+ * .npy files today), the run (the runner, as convlab run), and what is printed or written (emit). A new
+ * kind of input or a new flag is a line in the table and a branch in the step it belongs to. */
 #include <cjson/cJSON.h>
-#include <libgen.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,39 +16,47 @@
 #include <unistd.h>
 
 #include "harness/cli.h"
+#include "harness/cmd_shared.h"
 #include "harness/commands.h"
-#include "harness/input_files.h"
 #include "harness/report.h"
+#include "harness/report_files.h"
 #include "harness/runner.h"
 #include "numerics/bounds.h"
 
-static const char usage[] = "convlab explain --x X.npy --w W.npy [--b B.npy] [--dilation D] --y Y.npy";
+static const char usage[] =
+    "convlab explain --x X.npy --w W.npy [--b B.npy] [--dilation D] --y Y.npy [--y Y2.npy ...]";
 static const char description[] =
-    "Explains your output y of the causal Conv1d of x and w (and b): the first line is the verdict\n"
-    "(fp32-rounding, tf32-inputs, reduced-precision, bug-localized, bug-global, non-finite or\n"
-    "inconclusive) in plain words, the evidence follows. --json prints one JSON object whose\n"
-    "\"verdict\" field holds the verdict. Exit status: 0 whatever the verdict, 1 when the files\n"
-    "cannot be used, 2 for a bad command line.";
+    "Explains outputs y of the causal Conv1d of x and w (and b): for each --y the first line is the\n"
+    "verdict (fp32-rounding, tf32-inputs, reduced-precision, bug-localized, bug-global, non-finite or\n"
+    "inconclusive) in plain words, the evidence follows. --json prints one JSON object (an array of\n"
+    "them with several --y) whose \"verdict\" field holds the verdict. --out DIR writes the reports of\n"
+    "convlab run (and --html the page), one row per y named file:NAME (NAME: the file's name, or the\n"
+    "path where two share one). float64 inputs are rounded to float32, with a note.\n"
+    "Exit status: 0 whatever the verdict, 1 when the files cannot be used, 2 for a bad command line.";
 
 typedef struct explain_args {
   int64_t D;
-  int json;
+  int json, html, estimate;
   double lambda;
-  const char *oracle;
-  c1d_input_paths files;
+  const char *oracle, *out;
+  const char *x, *w, *b;
+  c1d_string_list y;
 } explain_args;
 
-#define N_OPTS 8
+#define N_OPTS 11
 static void option_table(explain_args *a, c1d_option *o) {
   const c1d_option t[N_OPTS] = {
-      {"--x", C1D_OPT_STRING, &a->files.x, 0, 0, "FILE", "input x (N,C,L), .npy", 0},
-      {"--w", C1D_OPT_STRING, &a->files.w, 0, 0, "FILE", "weights w (O,C,K), .npy", 0},
-      {"--b", C1D_OPT_STRING, &a->files.b, 0, 0, "FILE", "bias b (O), .npy (optional)", 0},
-      {"--y", C1D_OPT_STRING, &a->files.y, 0, 0, "FILE", "the output to explain (N,O,L), float32 .npy", 0},
+      {"--x", C1D_OPT_STRING, &a->x, 0, 0, "FILE", "input x (N,C,L), .npy", 0},
+      {"--w", C1D_OPT_STRING, &a->w, 0, 0, "FILE", "weights w (O,C,K), .npy", 0},
+      {"--b", C1D_OPT_STRING, &a->b, 0, 0, "FILE", "bias b (O), .npy (optional)", 0},
+      {"--y", C1D_OPT_LIST, &a->y, 0, 0, "FILE", "an output to explain (N,O,L), float32 .npy; repeatable", 0},
       {"--dilation", C1D_OPT_INT, &a->D, 1, C1D_MAX_SPAN, "D", "dilation D (default 1)", 0},
       {"--lambda", C1D_OPT_DOUBLE, &a->lambda, 0, 0, "L", "probabilistic bound constant (default 6)", 0},
       {"--oracle", C1D_OPT_STRING, &a->oracle, 0, 0, "WHERE", "cpu, gpu or auto (default)", 0},
-      {"--json", C1D_OPT_FLAG, &a->json, 0, 0, NULL, "print one JSON object", 0},
+      {"--json", C1D_OPT_FLAG, &a->json, 0, 0, NULL, "print JSON: one object per --y", 0},
+      {"--out", C1D_OPT_STRING, &a->out, 0, 0, "DIR", "write report.json, report.csv, report.txt", 0},
+      {"--html", C1D_OPT_FLAG, &a->html, 0, 0, NULL, "with --out: also report.html, plots that open offline", 0},
+      {"--estimate", C1D_OPT_FLAG, &a->estimate, 0, 0, NULL, "say how big the work is and how long it takes here; stop", 0},
   };
   memcpy(o, t, sizeof t);
 }
@@ -113,10 +126,11 @@ static void print_text(const c1d_explanation *e, const c1d_metrics *m, const c1d
          m->max_abs, m->max_rel, pct(m->fail_default, m->count), (long long)m->nonfinite);
 }
 
-static c1d_status print_json(const c1d_explanation *e, const c1d_metrics *m, const c1d_shape *s,
-                             const c1d_input_paths *files) {
+static cJSON *verdict_json(const c1d_explanation *e, const c1d_metrics *m, const c1d_shape *s,
+                           const explain_args *a, const char *name, const char *y_path) {
   cJSON *root = c1d_explanation_json(e);
-  if (!root) return c1d_fail(C1D_ERR_NO_MEMORY, "out of memory");
+  if (!root) return NULL;
+  cJSON_AddStringToObject(root, "name", name);
   cJSON *p = cJSON_AddObjectToObject(root, "problem");
   const struct { const char *k; int64_t v; } dims[] = {{"N", s->N}, {"C", s->C}, {"O", s->O},
                                                        {"L", s->L}, {"K", s->K}, {"D", s->D}};
@@ -124,35 +138,84 @@ static c1d_status print_json(const c1d_explanation *e, const c1d_metrics *m, con
     cJSON_AddNumberToObject(p, dims[i].k, (double)dims[i].v);
   cJSON_AddBoolToObject(p, "bias", s->bias);
   cJSON *f = cJSON_AddObjectToObject(root, "files");
-  cJSON_AddStringToObject(f, "x", files->x);
-  cJSON_AddStringToObject(f, "w", files->w);
-  if (files->b) cJSON_AddStringToObject(f, "b", files->b);
-  cJSON_AddStringToObject(f, "y", files->y);
+  cJSON_AddStringToObject(f, "x", a->x);
+  cJSON_AddStringToObject(f, "w", a->w);
+  if (a->b) cJSON_AddStringToObject(f, "b", a->b);
+  cJSON_AddStringToObject(f, "y", y_path);
   cJSON *mt = cJSON_AddObjectToObject(root, "metrics");
   cJSON_AddNumberToObject(mt, "max_abs", m->max_abs);
   cJSON_AddNumberToObject(mt, "max_rel", m->max_rel);
   cJSON_AddNumberToObject(mt, "rel_l2", isfinite(m->rel_l2) ? m->rel_l2 : -1);
   cJSON_AddNumberToObject(mt, "fail_allclose_1e-4", pct(m->fail_default, m->count) / 100.0);
   cJSON_AddNumberToObject(mt, "nonfinite", (double)m->nonfinite);
-  char *text = cJSON_Print(root);
-  cJSON_Delete(root);
-  if (!text) return c1d_fail(C1D_ERR_NO_MEMORY, "out of memory");
-  printf("%s\n", text);
-  free(text);
-  return C1D_OK;
+  return root;
+}
+
+// --- the steps -----------------------------------------------------------------------------------
+
+/* Where the inputs come from: the .npy files, headers first (shape, every y), then the data. */
+static c1d_status load_inputs(const explain_args *a, c1d_user_files *u, c1d_run_config *cfg,
+                              c1d_run_estimate *est) {
+  c1d_status st;
+  u->x = a->x;
+  u->w = a->w;
+  u->b = a->b;
+  u->ys = &a->y;
+  if ((st = c1d_user_files_name(u, cfg)) != C1D_OK) return st;
+  if ((st = c1d_user_files_shape(u, a->D, &cfg->shape)) != C1D_OK) return st;
+  if ((st = c1d_run_check_memory(cfg, "these files")) != C1D_OK) return st;
+  if (a->out && (st = c1d_report_files_check(a->out)) != C1D_OK) return st; /* before the work */
+  if (a->estimate) return c1d_announce_estimate("explain", cfg, 1, est); /* before reading any data */
+  if ((st = c1d_user_files_load("explain", u, cfg)) != C1D_OK) return st;
+  return c1d_announce_estimate("explain", cfg, 0, est);
+}
+
+/* The verdicts on stdout (text or JSON), then the report files under --out. */
+static c1d_status emit(const explain_args *a, int argc, char **argv, const c1d_run_config *cfg,
+                       const c1d_run_results *res) {
+  cJSON *list = a->json && a->y.n > 1 ? cJSON_CreateArray() : NULL, *one = NULL;
+  c1d_status st = C1D_OK;
+  for (int i = 0; i < a->y.n && st == C1D_OK; i++) {
+    const c1d_trial_result *t = &res->impls[i].trials[0];
+    if (t->status != C1D_OK || !t->explained) {
+      st = c1d_fail(C1D_ERR_INTERNAL, "%s could not be analysed: %s", res->impls[i].name, t->error);
+      break;
+    }
+    if (!a->json) {
+      if (a->y.n > 1) printf("%s%s: ", i ? "\n" : "", res->impls[i].name);
+      print_text(&t->explanation, &t->metrics, &cfg->shape);
+      continue;
+    }
+    cJSON *o = verdict_json(&t->explanation, &t->metrics, &cfg->shape, a, res->impls[i].name, a->y.items[i]);
+    if (!o) st = c1d_fail(C1D_ERR_NO_MEMORY, "out of memory");
+    else if (list) cJSON_AddItemToArray(list, o);
+    else one = o;
+  }
+  if (st == C1D_OK && a->json) {
+    char *text = cJSON_Print(list ? list : one);
+    if (!text) st = c1d_fail(C1D_ERR_NO_MEMORY, "out of memory");
+    else printf("%s\n", text);
+    free(text);
+  }
+  cJSON_Delete(list ? list : one);
+  fflush(stdout);
+  if (st != C1D_OK || !a->out) return st;
+  const c1d_report_request req = {argc, argv, a->x, a->w, a->b, a->y.items, a->y.n, C1D_PRINT_NOTHING,
+                                  a->html, a->out};
+  return c1d_emit_reports(&req, res);
 }
 
 int c1d_cmd_explain(int argc, char **argv) {
   explain_args a = {.D = 1, .lambda = C1D_DEFAULT_LAMBDA};
   c1d_option opts[N_OPTS];
-  c1d_input_tensors tensors;
+  c1d_user_files files;
   c1d_run_config cfg;
   c1d_run_results res;
-  c1d_candidate cand;
-  char name[128];
+  c1d_run_estimate est;
   int help = 0, code = C1D_EXIT_OK;
-  memset(&tensors, 0, sizeof tensors);
+  memset(&files, 0, sizeof files);
   memset(&res, 0, sizeof res);
+  memset(&est, 0, sizeof est);
   option_table(&a, opts);
   c1d_status st = c1d_cli_parse(opts, N_OPTS, argc, argv, &help);
   if (st != C1D_OK) return c1d_cmd_error("explain", st);
@@ -160,49 +223,23 @@ int c1d_cmd_explain(int argc, char **argv) {
     c1d_cli_help(stdout, usage, description, opts, N_OPTS);
     return C1D_EXIT_OK;
   }
-  if (!a.files.x || !a.files.w || !a.files.y)
+  if (!a.x || !a.w || a.y.n == 0)
     return c1d_cmd_error("explain", c1d_fail(C1D_ERR_USAGE, "--x, --w and --y are required"));
   if (a.lambda <= 0.0)
     return c1d_cmd_error("explain", c1d_fail(C1D_ERR_USAGE, "--lambda must be positive (got %g)", a.lambda));
+  if (a.html && !a.out)
+    return c1d_cmd_error("explain", c1d_fail(C1D_ERR_USAGE, "--html needs --out DIR (the page is DIR/report.html)"));
   c1d_run_config_default(&cfg);
   cfg.lambda = a.lambda;
+  cfg.progress = isatty(2);
   if (a.oracle && (st = c1d_oracle_parse(a.oracle, &cfg.oracle)) != C1D_OK)
     return c1d_cmd_error("explain", st);
-  /* The candidate is scored by the runner like any row: same oracle, same metrics, same explainer. */
-  snprintf(name, sizeof name, "file:%.100s", a.files.y);
-  cand.name = name;
-  cand.y = NULL; /* loaded below, once the shape and memory checks pass; c1d_run checks the rest */
-  cfg.candidates = &cand;
-  cfg.n_candidates = 1;
-  if ((st = c1d_input_files_shape(&a.files, a.D, &cfg.shape)) != C1D_OK ||
-      (st = c1d_run_check_memory(&cfg, "these files")) != C1D_OK ||
-      (st = c1d_input_files_load(&a.files, &cfg.shape, &tensors)) != C1D_OK) {
-    code = c1d_cmd_error("explain", st);
-    goto done;
-  }
-  cand.y = tensors.y;
-  cfg.x = tensors.x;
-  cfg.w = tensors.w;
-  cfg.b = tensors.b;
-  cfg.progress = isatty(2);
-  if ((st = c1d_run(&cfg, &res)) != C1D_OK) {
-    code = c1d_cmd_error("explain", st);
-    goto done;
-  }
-  const c1d_trial_result *t = &res.impls[0].trials[0];
-  if (t->status != C1D_OK || !t->explained) {
-    code = c1d_cmd_error("explain", c1d_fail(C1D_ERR_INTERNAL, "the output could not be analysed: %s",
-                                             t->error));
-    goto done;
-  }
-  if (a.json) {
-    if ((st = print_json(&t->explanation, &t->metrics, &cfg.shape, &a.files)) != C1D_OK)
-      code = c1d_cmd_error("explain", st);
-  } else {
-    print_text(&t->explanation, &t->metrics, &cfg.shape);
-  }
-done:
+  /* Each y is scored by the runner like any row: same oracle, same metrics, same explainer. */
+  if ((st = load_inputs(&a, &files, &cfg, &est)) != C1D_OK || a.estimate ||
+      (st = c1d_run(&cfg, &res)) != C1D_OK || (st = emit(&a, argc, argv, &cfg, &res)) != C1D_OK)
+    code = st == C1D_OK ? C1D_EXIT_OK : c1d_cmd_error("explain", st);
   c1d_run_results_free(&res);
-  c1d_input_tensors_free(&tensors);
+  c1d_user_files_free(&files);
+  c1d_run_estimate_free(&est);
   return code;
 }

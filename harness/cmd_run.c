@@ -2,23 +2,24 @@
  * implementations by name), run it, and print or write the reports. Every decision that can be made
  * before the run is made before the run: bad flags, conflicts, shapes and memory are refused without
  * allocating anything, and reports under --out appear only when the run completed. */
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "harness/cli.h"
+#include "harness/cmd_shared.h"
 #include "harness/commands.h"
 #include "harness/execute.h"
-#include "harness/input_files.h"
 #include "harness/registry.h"
 #include "harness/report_files.h"
 #include "harness/runner.h"
+#include "harness/suggest.h"
 #include "numerics/bounds.h"
 
-/* Without a GPU the headline shape's 137 GFLOP would take minutes per CPU implementation; per-element
- * error statistics depend on C*K and the data, not on N*L, so a smaller N and L keep them. */
+/* On a CPU the headline shape's 137 GFLOP take minutes per implementation; per-element error statistics
+ * depend on C*K and the data, not on N*L, so a smaller N and L keep them. They are the defaults of N and
+ * L whenever nothing runs on a GPU, whichever other shape flags are given. */
 #define CPU_DEFAULT_N 2
 #define CPU_DEFAULT_L 4096
 /* With a GPU, the CPU rows of the headline run cover its first two batch rows (1/16 of N*L: about a
@@ -28,36 +29,42 @@
 
 typedef struct run_args {
   int64_t N, C, O, L, K, D, trials, repeats, cpu_rows;
-  int bias, json, html;
+  int bias, json, html, estimate;
   uint64_t seed;
   double atol, rtol, lambda;
   const char *dist, *impl, *oracle, *compare, *out, *save_outputs;
-  c1d_input_paths files;
+  const char *x, *w, *b;
+  c1d_string_list y;
 } run_args;
 
 /* Everything run() builds from the flags; released by plan_free. */
 typedef struct run_plan {
   c1d_run_config cfg;
   const c1d_impl **impls;
-  c1d_candidate candidate;
-  char candidate_name[128];
   char compare_a[96], compare_b[96];
-  c1d_input_tensors tensors;
+  c1d_user_files files;
+  c1d_run_estimate estimate;
+  char shape_note[400];  /* printed once every check has passed: why N and L are CPU-sized */
 } run_plan;
 
 static const char usage[] = "convlab run [options]";
 static const char description[] =
     "Runs each implementation on the same float32 inputs, measures its error against the float64\n"
     "oracle and its time, and prints one line per implementation. Inputs are generated (--dist,\n"
-    "--seed) or read from .npy files (--x, --w, --b); --y adds your own output as a candidate row.\n"
-    "Without shape flags: the headline shape N=32 C=O=256 L=8192 K=4 D=1 with a CUDA device; without\n"
-    "one, the CPU implementations on N=2 L=4096 (same C, O, K, D). On the headline shape the CPU rows\n"
-    "cover the first 2 of the 32 batch rows (--cpu-batch-rows; the GPU rows and the oracle all of them).\n"
-    "Exit status: 0 done, 1 an implementation or the run failed, 2 bad command line.";
+    "--seed) or read from .npy files (--x, --w, --b); each --y adds an output of yours as a row named\n"
+    "file:NAME (NAME: the file's name; the path where two share one), which --compare can name.\n"
+    "The default shape is the headline N=32 C=O=256 L=8192 K=4 D=1 when a GPU implementation runs on\n"
+    "a CUDA device; otherwise (only CPU implementations) N=2 L=4096 unless --batch/--length say else.\n"
+    "On the headline shape the CPU rows cover the first 2 of the 32 batch rows (--cpu-batch-rows; the\n"
+    "GPU rows and the oracle all of them). Without --impl: every implementation that can run here (the\n"
+    "CPU ones without a GPU); --compare A,B alone runs A and B. Work of more than a few seconds is\n"
+    "announced with its estimated time first.\n"
+    "Exit status: 0 done, 1 an implementation or the run failed (or what --compare names cannot run\n"
+    "here), 2 bad command line.";
 
 // --- the option table --------------------------------------------------------------------------
 
-#define N_OPTS 26
+#define N_OPTS 27
 static void option_table(run_args *a, c1d_option *o) {
   const int64_t big = C1D_MAX_ELEMENTS;
   const c1d_option t[N_OPTS] = {
@@ -81,16 +88,17 @@ static void option_table(run_args *a, c1d_option *o) {
       {"--rtol", C1D_OPT_DOUBLE, &a->rtol, 0, 0, "R", "allclose rtol (default 1e-4)", 0},
       {"--lambda", C1D_OPT_DOUBLE, &a->lambda, 0, 0, "L", "probabilistic bound constant (default 6)", 0},
       {"--oracle", C1D_OPT_STRING, &a->oracle, 0, 0, "WHERE", "cpu, gpu or auto (default)", 0},
-      {"--compare", C1D_OPT_STRING, &a->compare, 0, 0, "A,B", "also score A against B's output", 0},
+      {"--compare", C1D_OPT_STRING, &a->compare, 0, 0, "A,B", "also score A against B's output as reference", 0},
       {"--out", C1D_OPT_STRING, &a->out, 0, 0, "DIR", "write report.json, report.csv, report.txt", 0},
       {"--json", C1D_OPT_FLAG, &a->json, 0, 0, NULL, "print the JSON report instead of the table", 0},
       {"--html", C1D_OPT_FLAG, &a->html, 0, 0, NULL, "with --out: also report.html, plots that open offline", 0},
       {"--save-outputs", C1D_OPT_STRING, &a->save_outputs, 0, 0, "DIR",
        "save every output and the oracle's as .npy", 0},
-      {"--x", C1D_OPT_STRING, &a->files.x, 0, 0, "FILE", "input x (N,C,L) from .npy", 0},
-      {"--w", C1D_OPT_STRING, &a->files.w, 0, 0, "FILE", "weights w (O,C,K) from .npy", 0},
-      {"--b", C1D_OPT_STRING, &a->files.b, 0, 0, "FILE", "bias b (O) from .npy", 0},
-      {"--y", C1D_OPT_STRING, &a->files.y, 0, 0, "FILE", "your output y (N,O,L), float32 .npy", 0},
+      {"--x", C1D_OPT_STRING, &a->x, 0, 0, "FILE", "input x (N,C,L) from .npy", 0},
+      {"--w", C1D_OPT_STRING, &a->w, 0, 0, "FILE", "weights w (O,C,K) from .npy", 0},
+      {"--b", C1D_OPT_STRING, &a->b, 0, 0, "FILE", "bias b (O) from .npy", 0},
+      {"--y", C1D_OPT_LIST, &a->y, 0, 0, "FILE", "an output of yours (N,O,L), float32 .npy; repeatable", 0},
+      {"--estimate", C1D_OPT_FLAG, &a->estimate, 0, 0, NULL, "say how big the run is and how long it takes here; stop", 0},
   };
   memcpy(o, t, sizeof t);
 }
@@ -106,36 +114,39 @@ static int given(const c1d_option *opts, const char *name) {
 static c1d_status check_flags_against_files(const run_args *a, const c1d_option *opts,
                                             const c1d_shape *s) {
   const struct { const char *flag; int64_t value, file_value; const char *file, *letter; } f[] = {
-      {"--batch", a->N, s->N, a->files.x, "N"},  {"--cin", a->C, s->C, a->files.x, "C"},
-      {"--length", a->L, s->L, a->files.x, "L"}, {"--cout", a->O, s->O, a->files.w, "O"},
-      {"--taps", a->K, s->K, a->files.w, "K"},
+      {"--batch", a->N, s->N, a->x, "N"},  {"--cin", a->C, s->C, a->x, "C"},
+      {"--length", a->L, s->L, a->x, "L"}, {"--cout", a->O, s->O, a->w, "O"},
+      {"--taps", a->K, s->K, a->w, "K"},
   };
   for (unsigned i = 0; i < sizeof f / sizeof f[0]; i++)
     if (given(opts, f[i].flag) && f[i].value != f[i].file_value)
       return c1d_fail(C1D_ERR_USAGE, "%s %lld disagrees with %s (%s=%lld)", f[i].flag,
                       (long long)f[i].value, f[i].file, f[i].letter, (long long)f[i].file_value);
-  if (a->bias && !a->files.b) return c1d_fail(C1D_ERR_USAGE, "--bias with --x needs --b");
+  if (a->bias && !a->b) return c1d_fail(C1D_ERR_USAGE, "--bias with --x needs --b");
   return C1D_OK;
 }
 
-/* The shape from flags over a base: the headline shape, or its CPU-sized version without a GPU. */
-static c1d_status shape_from_flags(const run_args *a, const c1d_option *opts, int have_gpu,
-                                   c1d_shape *s, int64_t *cpu_rows) {
+/* Whether any flag of the shape was given. */
+static int any_shape_flag(const c1d_option *opts) {
   static const char *const shape_flags[] = {"--batch", "--cin", "--cout", "--length", "--taps",
                                             "--dilation", "--bias"};
   int any = 0;
   for (unsigned i = 0; i < sizeof shape_flags / sizeof shape_flags[0]; i++) any |= given(opts, shape_flags[i]);
+  return any;
+}
+
+/* Whether anything selected will run on a GPU here. */
+static int runs_on_gpu(const run_plan *p, int have_gpu) {
+  for (int i = 0; have_gpu && i < p->cfg.n_impls; i++)
+    if (p->impls[i]->backend == C1D_BACKEND_GPU) return 1;
+  return 0;
+}
+
+/* The shape from flags over a base: the headline shape when something runs on a GPU, else its CPU-sized
+ * version (N and L only; the flags given override either), said in one line when it applies. */
+static c1d_status shape_from_flags(const run_args *a, const c1d_option *opts, int have_gpu,
+                                   run_plan *p, c1d_shape *s) {
   *s = c1d_headline_shape();
-  if (!have_gpu && !any) {
-    char text[128];
-    s->N = CPU_DEFAULT_N;
-    s->L = CPU_DEFAULT_L;
-    c1d_shape_format(s, text, sizeof text);
-    fprintf(stderr, "convlab run: no CUDA device, so %s instead of the headline shape (error "
-                    "statistics depend on C*K and the data, not on N*L)\n", text);
-  }
-  if (given(opts, "--cpu-batch-rows") && a->cpu_rows < s->N) *cpu_rows = a->cpu_rows;
-  else if (have_gpu && !any && !a->compare && !a->save_outputs) *cpu_rows = HEADLINE_CPU_ROWS;
   if (given(opts, "--batch")) s->N = a->N;
   if (given(opts, "--cin")) s->C = a->C;
   if (given(opts, "--cout")) s->O = a->O;
@@ -143,6 +154,24 @@ static c1d_status shape_from_flags(const run_args *a, const c1d_option *opts, in
   if (given(opts, "--taps")) s->K = a->K;
   s->D = a->D;
   s->bias = a->bias;
+  const int cpu_n = !given(opts, "--batch"), cpu_l = !given(opts, "--length");
+  if (!runs_on_gpu(p, have_gpu) && (cpu_n || cpu_l)) {
+    const c1d_shape headline = c1d_headline_shape();
+    char text[128], what[96];
+    if (cpu_n) s->N = CPU_DEFAULT_N;
+    if (cpu_l) s->L = CPU_DEFAULT_L;
+    c1d_shape_format(s, text, sizeof text);
+    if (cpu_n && cpu_l)
+      snprintf(what, sizeof what, "CPU-sized N and L, not the headline %lld and %lld", (long long)headline.N,
+               (long long)headline.L);
+    else
+      snprintf(what, sizeof what, "a CPU-sized %s, not the headline %lld", cpu_n ? "N" : "L",
+               (long long)(cpu_n ? headline.N : headline.L));
+    snprintf(p->shape_note, sizeof p->shape_note,
+             "convlab run: %s, so %s (%s: error statistics depend on C*K and the data, not on N*L; "
+             "--batch, --length set them)",
+             have_gpu ? "only CPU implementations" : "no CUDA device", text, what);
+  }
   c1d_status st = c1d_shape_validate(s);
   if (st != C1D_OK) {
     char why[400];
@@ -161,14 +190,22 @@ static c1d_status add_impl(run_plan *p, const c1d_impl *impl) {
   return C1D_OK;
 }
 
-/* --impl (names or all; default: all, only the CPU ones without a GPU), plus the names of --compare. */
+/* Whether name is one of the --y rows (file:NAME). */
+static int is_candidate(const run_plan *p, const char *name) {
+  for (int i = 0; i < p->cfg.n_candidates; i++)
+    if (strcmp(p->cfg.candidates[i].name, name) == 0) return 1;
+  return 0;
+}
+
+/* --impl (names or all; default: all, only the CPU ones without a GPU; with --compare alone, its two
+ * names), plus the names of --compare that are not candidates. */
 static c1d_status select_impls(const run_args *a, run_plan *p, int have_gpu) {
   int n = 0;
   const c1d_impl *const *table = c1d_registry(&n);
   c1d_status st = C1D_OK;
   p->impls = calloc((size_t)n + 1, sizeof *p->impls);
   if (!p->impls) return c1d_fail(C1D_ERR_NO_MEMORY, "out of memory");
-  char *spec = strdup(a->impl ? a->impl : "all");
+  char *spec = strdup(a->impl ? a->impl : a->compare ? "" : "all");
   if (!spec) return c1d_fail(C1D_ERR_NO_MEMORY, "out of memory");
   for (char *save = NULL, *name = strtok_r(spec, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
     if (strcmp(name, "all") == 0) {
@@ -179,7 +216,7 @@ static c1d_status select_impls(const run_args *a, run_plan *p, int have_gpu) {
     }
     const c1d_impl *impl = c1d_find_impl(name);
     if (!impl) {
-      st = c1d_fail(C1D_ERR_USAGE, "unknown implementation '%s' (convlab list shows the names)", name);
+      st = c1d_fail_unknown_impl("unknown implementation", name);
       goto done;
     }
     add_impl(p, impl);
@@ -187,15 +224,15 @@ static c1d_status select_impls(const run_args *a, run_plan *p, int have_gpu) {
   /* --compare A,B runs both, even when --impl did not name them. */
   const char *names[2] = {p->compare_a, p->compare_b};
   for (int k = 0; k < 2 && a->compare; k++) {
-    if (strcmp(names[k], p->candidate_name) == 0 && a->files.y) continue;
+    if (is_candidate(p, names[k])) continue;
     const c1d_impl *impl = c1d_find_impl(names[k]);
     if (!impl) {
-      st = c1d_fail(C1D_ERR_USAGE, "--compare: unknown implementation '%s'", names[k]);
+      st = c1d_fail_unknown_impl("--compare: unknown implementation", names[k]);
       goto done;
     }
     add_impl(p, impl);
   }
-  if (p->cfg.n_impls == 0 && !a->files.y)
+  if (p->cfg.n_impls == 0 && p->cfg.n_candidates == 0)
     st = c1d_fail(C1D_ERR_USAGE, "--impl selects no implementation");
 done:
   free(spec);
@@ -203,14 +240,31 @@ done:
   return st;
 }
 
+/* What --compare names must be able to run here, on this shape: C1D_ERR_NO_DEVICE or
+ * C1D_ERR_UNSUPPORTED naming the side and why (a comparison without one side is no comparison). */
+static c1d_status check_compare_runs(const run_args *a, const run_plan *p) {
+  const char *names[2] = {p->compare_a, p->compare_b};
+  for (int k = 0; k < 2 && a->compare; k++) {
+    const c1d_impl *impl = c1d_find_impl(names[k]);
+    if (!impl || is_candidate(p, names[k])) continue;
+    const char *why = c1d_impl_unavailable(impl);
+    if (why)
+      return c1d_fail(C1D_ERR_NO_DEVICE, "--compare %s cannot run here: %s: %s", a->compare, names[k], why);
+    if (impl->supported && (why = impl->supported(&p->cfg.shape)))
+      return c1d_fail(C1D_ERR_UNSUPPORTED, "--compare %s cannot run on this shape: %s: %s", a->compare,
+                      names[k], why);
+  }
+  return C1D_OK;
+}
+
 // --- flags -> plan -------------------------------------------------------------------------------
 
 /* Options that make no sense together, and values that need parsing. */
 static c1d_status check_options(const run_args *a, const c1d_option *opts, run_plan *p) {
-  const int files = a->files.x || a->files.w;
-  if (files && !(a->files.x && a->files.w)) return c1d_fail(C1D_ERR_USAGE, "--x and --w go together");
-  if (!files && a->files.b) return c1d_fail(C1D_ERR_USAGE, "--b needs --x and --w");
-  if (!files && a->files.y)
+  const int files = a->x || a->w;
+  if (files && !(a->x && a->w)) return c1d_fail(C1D_ERR_USAGE, "--x and --w go together");
+  if (!files && a->b) return c1d_fail(C1D_ERR_USAGE, "--b needs --x and --w");
+  if (!files && a->y.n > 0)
     return c1d_fail(C1D_ERR_USAGE, "--y needs --x and --w (the inputs it was computed from)");
   if (files && given(opts, "--dist"))
     return c1d_fail(C1D_ERR_USAGE, "--dist conflicts with --x (the inputs come from the files)");
@@ -239,30 +293,7 @@ static c1d_status check_options(const run_args *a, const c1d_option *opts, run_p
   return C1D_OK;
 }
 
-static void note_rounding(const char *path, const c1d_npy_conversion *c) {
-  if (path && c->inexact > 0)
-    fprintf(stderr, "convlab run: note: %s is float64; %lld values were rounded to float32 (largest "
-                    "relative change %.2g); every implementation and the oracle use the rounded values\n",
-            path, (long long)c->inexact, c->max_rel_change);
-}
-
-/* Reads the files' headers, checks shape and memory, then the data. */
-static c1d_status load_files(const run_args *a, const c1d_option *opts, run_plan *p) {
-  c1d_status st = c1d_input_files_shape(&a->files, a->D, &p->cfg.shape);
-  if (st != C1D_OK) return st;
-  if ((st = check_flags_against_files(a, opts, &p->cfg.shape)) != C1D_OK) return st;
-  if ((st = c1d_run_check_memory(&p->cfg, "these files")) != C1D_OK) return st;
-  if ((st = c1d_input_files_load(&a->files, &p->cfg.shape, &p->tensors)) != C1D_OK) return st;
-  note_rounding(a->files.x, &p->tensors.cx);
-  note_rounding(a->files.w, &p->tensors.cw);
-  note_rounding(a->files.b, &p->tensors.cb);
-  p->cfg.x = p->tensors.x;
-  p->cfg.w = p->tensors.w;
-  p->cfg.b = p->tensors.b;
-  if (p->tensors.y) p->candidate.y = p->tensors.y;
-  return C1D_OK;
-}
-
+/* Everything that can be decided without reading more than the files' headers. */
 static c1d_status build_plan(const run_args *a, const c1d_option *opts, run_plan *p) {
   c1d_status st;
   const int have_gpu = c1d_gpu_why_unavailable() == NULL;
@@ -276,25 +307,29 @@ static c1d_status build_plan(const run_args *a, const c1d_option *opts, run_plan
   p->cfg.lambda = a->lambda;
   p->cfg.save_outputs_dir = a->save_outputs;
   p->cfg.progress = isatty(2);
-  if (a->files.y) {
-    char *copy = strdup(a->files.y);
-    if (!copy) return c1d_fail(C1D_ERR_NO_MEMORY, "out of memory");
-    snprintf(p->candidate_name, sizeof p->candidate_name, "file:%s", basename(copy));
-    free(copy);
-    p->candidate.name = p->candidate_name;
-    p->cfg.candidates = &p->candidate;
-    p->cfg.n_candidates = 1;
-  }
+  p->files.x = a->x;
+  p->files.w = a->w;
+  p->files.b = a->b;
+  p->files.ys = &a->y;
+  if ((st = c1d_user_files_name(&p->files, &p->cfg)) != C1D_OK) return st;
   if ((st = select_impls(a, p, have_gpu)) != C1D_OK) return st;
-  if (a->files.x) return load_files(a, opts, p);
-  st = shape_from_flags(a, opts, have_gpu, &p->cfg.shape, &p->cfg.cpu_batch_rows);
-  if (st == C1D_OK && p->cfg.cpu_batch_rows >= p->cfg.shape.N) p->cfg.cpu_batch_rows = 0;
-  return st;
+  if (a->x) {
+    if ((st = c1d_user_files_shape(&p->files, a->D, &p->cfg.shape)) != C1D_OK) return st;
+    if ((st = check_flags_against_files(a, opts, &p->cfg.shape)) != C1D_OK) return st;
+  } else {
+    if ((st = shape_from_flags(a, opts, have_gpu, p, &p->cfg.shape)) != C1D_OK) return st;
+    if (given(opts, "--cpu-batch-rows") && a->cpu_rows < p->cfg.shape.N) p->cfg.cpu_batch_rows = a->cpu_rows;
+    else if (have_gpu && !any_shape_flag(opts) && !a->compare && !a->save_outputs)
+      p->cfg.cpu_batch_rows = HEADLINE_CPU_ROWS;
+    if (p->cfg.cpu_batch_rows >= p->cfg.shape.N) p->cfg.cpu_batch_rows = 0;
+  }
+  return check_compare_runs(a, p);
 }
 
 static void plan_free(run_plan *p) {
   free(p->impls);
-  c1d_input_tensors_free(&p->tensors);
+  c1d_user_files_free(&p->files);
+  c1d_run_estimate_free(&p->estimate);
 }
 
 // --- the command -------------------------------------------------------------------------------
@@ -315,16 +350,25 @@ int c1d_cmd_run(int argc, char **argv) {
     c1d_cli_help(stdout, usage, description, opts, N_OPTS);
     return C1D_EXIT_OK;
   }
-  if ((st = build_plan(&a, opts, &plan)) != C1D_OK || (st = c1d_run_check(&plan.cfg)) != C1D_OK ||
-      (a.out && (st = c1d_report_files_check(a.out)) != C1D_OK)) {
+  if ((st = build_plan(&a, opts, &plan)) != C1D_OK ||
+      (a.x && (st = c1d_user_files_load("run", &plan.files, &plan.cfg)) != C1D_OK) ||
+      (st = c1d_run_check(&plan.cfg)) != C1D_OK || (a.out && (st = c1d_report_files_check(a.out)) != C1D_OK)) {
     code = c1d_cmd_error("run", st);
     goto done;
   }
+  if (plan.shape_note[0]) fprintf(stderr, "%s\n", plan.shape_note);
+  if ((st = c1d_announce_estimate("run", &plan.cfg, a.estimate, &plan.estimate)) != C1D_OK) {
+    code = c1d_cmd_error("run", st);
+    goto done;
+  }
+  if (a.estimate) goto done;
   if ((st = c1d_run(&plan.cfg, &res)) != C1D_OK) {
     code = c1d_cmd_error("run", st);
     goto done;
   }
-  if ((st = c1d_emit_reports(argc, argv, &a.files, a.json, a.html, a.out, &res)) != C1D_OK) {
+  const c1d_report_request req = {argc, argv, a.x, a.w, a.b, a.y.items, a.y.n,
+                                  a.json ? C1D_PRINT_JSON : C1D_PRINT_TABLE, a.html, a.out};
+  if ((st = c1d_emit_reports(&req, &res)) != C1D_OK) {
     code = c1d_cmd_error("run", st);
     goto done;
   }

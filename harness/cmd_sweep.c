@@ -27,6 +27,7 @@
 #include "harness/inputs.h"
 #include "harness/registry.h"
 #include "harness/runner.h"
+#include "harness/suggest.h"
 #include "numerics/classifier.h"
 
 #define MAX_IMPLS 32
@@ -102,7 +103,7 @@ static void option_table(sweep_args *a, c1d_option *o) {
 
 static c1d_status add_impl(sweep_plan *p, const char *name) {
   const c1d_impl *impl = c1d_find_impl(name);
-  if (!impl) return c1d_fail(C1D_ERR_USAGE, "unknown implementation '%s' (convlab list shows the names)", name);
+  if (!impl) return c1d_fail_unknown_impl("unknown implementation", name);
   for (int i = 0; i < p->n_impls; i++)
     if (p->impls[i] == impl) return C1D_OK;
   if (p->n_impls == MAX_IMPLS) return c1d_fail(C1D_ERR_USAGE, "more than %d implementations", MAX_IMPLS);

@@ -7,6 +7,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "harness/suggest.h"
+
 static const char *const dist_names[C1D_DIST_COUNT] = {"normal", "uniform", "conv_init", "integer",
                                                        "ill_conditioned"};
 
@@ -18,10 +20,8 @@ c1d_status c1d_dist_parse(const char *name, c1d_dist *out) {
       *out = (c1d_dist)d;
       return C1D_OK;
     }
-  return c1d_fail(C1D_ERR_USAGE,
-                  "unknown distribution '%s' (choose normal, uniform, conv_init, integer, "
-                  "ill_conditioned)",
-                  name);
+  return c1d_fail_unknown("unknown distribution", name, dist_names, C1D_DIST_COUNT,
+                          "choose normal, uniform, conv_init, integer, ill_conditioned");
 }
 
 static uint64_t splitmix64(uint64_t z) {

@@ -6,6 +6,7 @@
 
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/suggest.h"
 #include "harness/version.h"
 
 static const c1d_command commands[] = {
@@ -42,6 +43,12 @@ int main(int argc, char **argv) {
   }
   for (int i = 0; i < n_commands; i++)
     if (strcmp(cmd, commands[i].name) == 0) return commands[i].main(argc - 1, argv + 1);
-  fprintf(stderr, "convlab: unknown command '%s' (see convlab --help)\n", cmd);
+  const char *names[sizeof commands / sizeof commands[0]];
+  for (int i = 0; i < n_commands; i++) names[i] = commands[i].name;
+  const char *near = c1d_suggest(cmd, names, n_commands);
+  if (near)
+    fprintf(stderr, "convlab: unknown command '%s' (did you mean %s? see convlab --help)\n", cmd, near);
+  else
+    fprintf(stderr, "convlab: unknown command '%s' (see convlab --help)\n", cmd);
   return C1D_EXIT_USAGE;
 }

@@ -17,8 +17,9 @@ extern "C" {
 typedef struct c1d_report_meta {
   const char *command;                    /* the command line, for the record */
   const char *x_path, *w_path, *b_path;   /* input files, or NULL when generated */
-  const char *y_path;                     /* the candidate output file, or NULL */
+  const char *const *y_paths;             /* the candidate output files (n_y of them), or NULL */
   const c1d_machine *machine;             /* may be NULL (then "machine" is null) */
+  int n_y;
 } c1d_report_meta;
 
 /* The console table, with a header line and a legend. */

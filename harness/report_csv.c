@@ -14,7 +14,7 @@ static const char *const columns[] = {
     "gflops", "count", "max_abs", "argmax_abs", "max_rel", "rel_l2", "ulp_p50", "ulp_p99", "ulp_max",
     "fail_default", "fail_default_frac", "fail_user", "fail_user_frac", "atol", "rtol", "beyond_det",
     "beyond_det_frac", "beyond_prob", "beyond_prob_frac", "max_det_ratio", "max_prob_ratio",
-    "nonfinite", "first_nonfinite", "algo", "math", "used_tf32"};
+    "nonfinite", "first_nonfinite", "algo", "math", "used_tf32", "verdict", "region"};
 
 #define NCOL ((int)(sizeof columns / sizeof columns[0]))
 
@@ -147,6 +147,8 @@ static void put_measurements(row *r, const c1d_run_results *res, const c1d_trial
   put(r, t->algo);
   put(r, t->math);
   put(r, t->used_tf32 < 0 ? "" : t->used_tf32 ? "1" : "0");
+  put(r, t->explained ? c1d_verdict_name(t->explanation.verdict) : "");
+  put(r, t->explained ? c1d_region_class_name(t->explanation.region.cls) : "");
 }
 
 void c1d_report_csv(FILE *f, const c1d_report_meta *meta, const c1d_run_results *res) {

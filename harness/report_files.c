@@ -41,30 +41,29 @@ c1d_status c1d_report_files_check(const char *out_dir) {
   return c1d_report_set_check(&set);
 }
 
-c1d_status c1d_emit_reports(int argc, char **argv, const c1d_input_paths *files, int json, int html,
-                            const char *out_dir, const c1d_run_results *r) {
+c1d_status c1d_emit_reports(const c1d_report_request *req, const c1d_run_results *r) {
   c1d_status st = C1D_OK;
   c1d_machine machine;
-  char *args = c1d_cli_command_line(argc, argv), *text = NULL, *command = NULL;
+  char *args = c1d_cli_command_line(req->argc, req->argv), *text = NULL, *command = NULL;
   if (args && (command = malloc(strlen(args) + sizeof "convlab "))) /* argv[0] is the subcommand */
     sprintf(command, "convlab %s", args);
   free(args);
   c1d_machine_describe(&machine);
-  c1d_report_meta meta = {command, files->x, files->w, files->b, files->y, &machine};
+  c1d_report_meta meta = {command, req->x, req->w, req->b, req->y, &machine, req->n_y};
   text = c1d_report_json_text(&meta, r);
   if (!command || !text) {
     st = c1d_fail(C1D_ERR_NO_MEMORY, "out of memory writing the report");
     goto done;
   }
   /* stdout first: a set that cannot be written (a full disk) does not take the table with it. */
-  if (json)
+  if (req->print == C1D_PRINT_JSON)
     fputs(text, stdout);
-  else
+  else if (req->print == C1D_PRINT_TABLE)
     c1d_report_console(stdout, &meta, r);
   fflush(stdout);
   report_ctx ctx = {&meta, r, text};
-  c1d_report_set set = report_set(out_dir, html);
-  if (out_dir) st = c1d_report_set_write(&set, write_report, &ctx);
+  c1d_report_set set = report_set(req->out_dir, req->html);
+  if (req->out_dir) st = c1d_report_set_write(&set, write_report, &ctx);
 done:
   free(command);
   free(text);

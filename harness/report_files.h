@@ -20,11 +20,28 @@ extern "C" {
 /* Before a run: whether out_dir can take the reports (creating nothing). C1D_ERR_IO with the detail. */
 c1d_status c1d_report_files_check(const char *out_dir);
 
-/* Describes the machine, prints to stdout, then writes the set under out_dir (created; may be NULL;
- * html adds report.html). argv is recorded as the command. C1D_ERR_IO or C1D_ERR_NO_MEMORY with the
- * detail; then no report file has changed (what stdout got stays). */
-c1d_status c1d_emit_reports(int argc, char **argv, const c1d_input_paths *files, int json, int html,
-                            const char *out_dir, const c1d_run_results *r);
+/* What goes to stdout beside the files. */
+typedef enum c1d_stdout_report {
+  C1D_PRINT_TABLE,  /* the console table and the verdicts */
+  C1D_PRINT_JSON,   /* the JSON report */
+  C1D_PRINT_NOTHING /* the command prints its own (convlab explain) */
+} c1d_stdout_report;
+
+typedef struct c1d_report_request {
+  int argc;
+  char **argv;                  /* the subcommand's argv (argv[0] its name), recorded as the command */
+  const char *x, *w, *b;        /* input files, or NULL when generated */
+  const char *const *y;         /* candidate output files, n_y of them */
+  int n_y;
+  c1d_stdout_report print;
+  int html;                     /* with out_dir: report.html too */
+  const char *out_dir;          /* where the set goes (created), or NULL */
+} c1d_report_request;
+
+/* Describes the machine, prints to stdout what req->print asks, then writes the set under out_dir.
+ * C1D_ERR_IO or C1D_ERR_NO_MEMORY with the detail; then no report file has changed (what stdout got
+ * stays). */
+c1d_status c1d_emit_reports(const c1d_report_request *req, const c1d_run_results *r);
 
 #ifdef __cplusplus
 }

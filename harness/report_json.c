@@ -74,7 +74,14 @@ static cJSON *inputs_json(const c1d_report_meta *meta, const c1d_run_results *r)
   add_str(files, "x", meta->x_path);
   add_str(files, "w", meta->w_path);
   add_str(files, "b", meta->b_path);
-  add_str(files, "y", meta->y_path);
+  if (meta->n_y == 1) { /* one candidate: its path; several: the list, in the rows' order */
+    add_str(files, "y", meta->y_paths[0]);
+  } else if (meta->n_y > 1) {
+    cJSON *ys = cJSON_AddArrayToObject(files, "y");
+    for (int i = 0; i < meta->n_y; i++) cJSON_AddItemToArray(ys, cJSON_CreateString(meta->y_paths[i]));
+  } else {
+    cJSON_AddNullToObject(files, "y");
+  }
   return in;
 }
 

@@ -2,16 +2,17 @@
  * -> comparison. One output buffer is shared by all implementations; the oracle's y and m stay in
  * memory for the whole trial, so every analysis step sees the output and its reference together. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "harness/atomic_file.h"
+#include "harness/estimate.h"
 #include "harness/execute.h"
 #include "harness/explain.h"
 #include "harness/npy.h"
+#include "harness/progress.h"
 #include "harness/registry.h"
 #include "harness/runner.h"
 #include "harness/runner_internal.h"
@@ -37,6 +38,7 @@ typedef struct run_ctx {
   float *keep_a;                /* A's output this trial */
   double *keep_b;               /* B's output promoted to double */
   c1d_gpu_session *gpu;
+  c1d_progress *progress;       /* the line on a terminal, or NULL */
 } run_ctx;
 
 static double now_ms(void) {
@@ -45,21 +47,50 @@ static double now_ms(void) {
   return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
 }
 
-// --- progress (stderr, only when the caller asked: convlab asks when stderr is a terminal) ------
+// --- progress (a line on stderr when the caller asked and stderr is a terminal) --------------------
 
-static void progress(const run_ctx *c, const char *fmt, ...) {
-  if (!c->cfg->progress) return;
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("\r\033[K", stderr);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fflush(stderr);
+/* Step weights: the estimate's seconds when there is one (the inputs and the analysis of each output
+ * share its "other" part equally), else flops. */
+static double weight_setup(const run_ctx *c) {
+  const c1d_run_estimate *e = c->cfg->estimate;
+  return e ? e->other_s / (c->res->n_impls + 1) : 0.0;
+}
+
+static double weight_models(const run_ctx *c) {
+  const c1d_run_estimate *e = c->cfg->estimate;
+  return e ? e->models_s : 0.0;
+}
+
+static double weight_oracle(const run_ctx *c) {
+  const c1d_run_estimate *e = c->cfg->estimate;
+  return e ? e->oracle_s : c1d_flops(c->s);
+}
+
+static double weight_row(const run_ctx *c, int i) {
+  const c1d_run_estimate *e = c->cfg->estimate;
+  if (c->res->impls[i].state == C1D_RESULT_SKIPPED) return 0.0;
+  if (e) return (i < e->n_rows ? e->row_s[i] : 0.0) + weight_setup(c);
+  if (i >= c->cfg->n_impls) return 0.0;
+  const c1d_impl *impl = c->cfg->impls[i];
+  return (c1d_run_default_repeats(c->cfg, impl) + c1d_run_warmups(c->cfg, impl)) * c1d_flops(c->s);
+}
+
+static double weight_total(const run_ctx *c) {
+  double per_trial = weight_setup(c) + weight_oracle(c) + weight_models(c);
+  for (int i = 0; i < c->res->n_impls; i++) per_trial += weight_row(c, i);
+  return per_trial * c->cfg->trials;
 }
 
 static void oracle_progress(double fraction, void *user) {
   const run_ctx *c = user;
-  progress(c, "oracle (float64, cpu): %3.0f%%", 100.0 * fraction);
+  c1d_progress_within(c->progress, fraction);
+}
+
+/* "trial 2/5, " with several trials, else "". */
+static const char *trial_label(const run_ctx *c, int trial, char *buf, size_t size) {
+  if (c->cfg->trials == 1) return "";
+  snprintf(buf, size, "trial %d/%d, ", trial + 1, c->cfg->trials);
+  return buf;
 }
 
 // --- the analysis of one output ---------------------------------------------------------------
@@ -190,12 +221,14 @@ static c1d_status run_impl(run_ctx *c, int i, int trial, uint64_t seed) {
   c1d_run_config rcfg = *c->cfg;
   rcfg.shape = part;
   const int repeats = c1d_run_default_repeats(&rcfg, impl);
-  const int warmup = c1d_flops(rs) <= C1D_NO_WARMUP_GFLOP * 1e9;
+  const int warmup = c1d_run_warmups(&rcfg, impl);
   c1d_exec ex = {.used_tf32 = -1, .states = impl->backend == C1D_BACKEND_CPU ? c->st : NULL};
   c1d_timing t = {0};
   c1d_status st;
   start_trial_result(tr, seed);
-  progress(c, "trial %d/%d: %s (%d runs)", trial + 1, c->cfg->trials, impl->name, repeats);
+  char tl[32];
+  c1d_progress_step(c->progress, weight_row(c, i), "%s%s (%d run%s)", trial_label(c, trial, tl, sizeof tl),
+                    impl->name, repeats + warmup, repeats + warmup == 1 ? "" : "s");
   c1d_error_clear();
   if (impl->backend == C1D_BACKEND_GPU)
     st = c1d_execute_gpu(c->gpu, impl, c->y, c->first, repeats,
@@ -230,6 +263,7 @@ static c1d_status run_impl(run_ctx *c, int i, int trial, uint64_t seed) {
 static c1d_status run_candidate(run_ctx *c, int i, int trial, uint64_t seed) {
   const c1d_candidate *cand = &c->cfg->candidates[i - c->cfg->n_impls];
   c1d_trial_result *tr = &c->res->impls[i].trials[trial];
+  c1d_progress_step(c->progress, weight_row(c, i), "analysing %s", cand->name);
   start_trial_result(tr, seed);
   c1d_output_view v = view_of(c, cand->y, NULL);
   c1d_status st = analyze_output(c->cfg, &v, &c->explainer, tr);
@@ -295,11 +329,10 @@ static c1d_status run_oracle(run_ctx *c, uint64_t seed) {
   double t0 = now_ms();
   c1d_error_clear();
   if (c->oracle == C1D_ORACLE_GPU) {
-    progress(c, "oracle (float64, gpu)");
     st = c1d_gpu_session_oracle(c->gpu, c->ref, c->mag);
   } else {
     st = c1d_oracle_f64_ex(c->s, c->x, c->w, c->b, c->st, c->ref, c->mag, c->pre,
-                           c->cfg->progress ? oracle_progress : NULL, c);
+                           c->progress ? oracle_progress : NULL, c);
   }
   c->res->oracle_ms += now_ms() - t0;
   if (st != C1D_OK) {
@@ -328,29 +361,35 @@ static c1d_status run_trial(run_ctx *c, int trial) {
   const c1d_run_config *cfg = c->cfg;
   const uint64_t seed = cfg->x ? cfg->seed : cfg->seed + (uint64_t)trial;
   c1d_status st = C1D_OK;
+  char tl[32];
+  c1d_progress_step(c->progress, weight_setup(c), "%s%s", trial_label(c, trial, tl, sizeof tl),
+                    cfg->x ? "the inputs" : "generating the inputs");
   if (!cfg->x) {
-    progress(c, "trial %d/%d: generating inputs", trial + 1, cfg->trials);
     c1d_generate(c->s, cfg->dist, seed, c->gx, c->gw, c->gb);
     if (c->gs) c1d_generate_states(c->s, cfg->dist, seed, c->gs);
   }
   if (c->gpu && (st = c1d_gpu_session_upload(c->gpu, c->x, c->w, c->b)) != C1D_OK) return st;
+  c1d_progress_step(c->progress, weight_oracle(c), "%sthe float64 oracle (%s)", trial_label(c, trial, tl, sizeof tl),
+                    c->oracle == C1D_ORACLE_GPU ? "gpu" : "cpu");
   if ((st = run_oracle(c, seed)) != C1D_OK) return st;
-  progress(c, "trial %d/%d: rounding models", trial + 1, cfg->trials);
+  c1d_progress_step(c->progress, weight_models(c), "%sthe rounding models",
+                    trial_label(c, trial, tl, sizeof tl));
+  const double t0 = now_ms();
   const c1d_explainer_inputs ein = {.x = c->x, .w = c->w, .b = c->b, .st = c->st, .ref = c->ref, .mag = c->mag,
                                    .pre = c->pre, .naive = naive_on_gpu(c)};
-  if ((st = c1d_explainer_prepare_ex(&c->explainer, c->s, &ein)) != C1D_OK) return st;
-  if (cfg->cpu_batch_rows > 0 && cfg->cpu_batch_rows < c->s->N) {
+  st = c1d_explainer_prepare_ex(&c->explainer, c->s, &ein);
+  if (st == C1D_OK && cfg->cpu_batch_rows > 0 && cfg->cpu_batch_rows < c->s->N) {
     /* The CPU rows' verdicts judge the batch rows they cover: x, the oracle and m are [n]-major, so the
      * sub-shape's are prefixes of the whole. */
     c1d_shape part = *c->s;
     part.N = cfg->cpu_batch_rows;
     const c1d_explainer_inputs pin = {.x = c->x, .w = c->w, .b = c->b, .st = c->st, .ref = c->ref, .mag = c->mag,
                                       .pre = c->pre};
-    if ((st = c1d_explainer_prepare_ex(&c->part_explainer, &part, &pin)) != C1D_OK) {
+    if ((st = c1d_explainer_prepare_ex(&c->part_explainer, &part, &pin)) != C1D_OK)
       c1d_explainer_release(&c->explainer);
-      return st;
-    }
   }
+  c->res->models_ms += now_ms() - t0;
+  if (st != C1D_OK) return st;
   for (int i = 0; i < c->res->n_impls && st == C1D_OK; i++) {
     if (c->res->impls[i].state == C1D_RESULT_SKIPPED) continue;
     st = i < cfg->n_impls ? run_impl(c, i, trial, seed) : run_candidate(c, i, trial, seed);
@@ -439,13 +478,14 @@ c1d_status c1d_run(const c1d_run_config *cfg, c1d_run_results *out) {
     c.cmp_b = c1d_run_find_result(cfg, cfg->compare_b);
   }
   if ((st = allocate_buffers(&c)) != C1D_OK) goto done;
+  if (cfg->progress) c.progress = c1d_progress_start(stderr, "convlab", weight_total(&c), cfg->estimate != NULL);
   if (needs_gpu(&c) && (st = c1d_gpu_session_create(c.s, &c.gpu)) != C1D_OK) goto done;
   if (c.gpu) c.naive = malloc((size_t)c1d_y_count(c.s) * sizeof *c.naive); /* NULL: the CPU's */
   if (cfg->save_outputs_dir && (st = c1d_make_dirs(cfg->save_outputs_dir)) != C1D_OK) goto done;
   for (int trial = 0; trial < cfg->trials; trial++)
     if ((st = run_trial(&c, trial)) != C1D_OK) goto done;
 done:
-  progress(&c, "");
+  c1d_progress_end(c.progress);
   release_buffers(&c);
   return st;
 }

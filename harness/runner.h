@@ -73,7 +73,9 @@ typedef struct c1d_run_config {
   c1d_oracle_choice oracle;
   const char *compare_a, *compare_b; /* --compare A,B: B's output is the reference for A; or NULL */
   const char *save_outputs_dir;      /* directory for each output as .npy (created), or NULL */
-  int progress;                      /* 1: progress lines on stderr */
+  int progress;                      /* 1: a progress line on stderr, when it is a terminal */
+  const struct c1d_run_estimate *estimate; /* harness/estimate.h: the progress line's weights and time
+                                              left; NULL: weights by flops */
 
   /* Histogram bins (log10 of |err|, and of |err| / deterministic bound). */
   double abs_hist_lo, abs_hist_hi, ratio_hist_lo, ratio_hist_hi;
@@ -151,6 +153,7 @@ typedef struct c1d_run_results {
   double atol, rtol, lambda;
   const char *oracle;       /* "cpu" or "gpu": the one used */
   double oracle_ms;         /* wall time of the oracle, summed over trials */
+  double models_ms;         /* wall time of the explainer's rounding models, summed over trials */
   int n_impls;              /* implementations then candidates, in config order */
   c1d_impl_result *impls;
   int n_comparisons;        /* 0 or 1 */

@@ -7,6 +7,9 @@
 /* Timed runs for impl under cfg: cfg->repeats, or the backend's default for this shape. */
 int c1d_run_default_repeats(const c1d_run_config *cfg, const c1d_impl *impl);
 
+/* Untimed warm-up runs before them: 1, or 0 for a CPU implementation above C1D_NO_WARMUP_GFLOP. */
+int c1d_run_warmups(const c1d_run_config *cfg, const c1d_impl *impl);
+
 /* Index of the implementation or candidate called name in the results table, or -1. */
 int c1d_run_find_result(const c1d_run_config *cfg, const char *name);
 

@@ -57,6 +57,10 @@ int c1d_run_default_repeats(const c1d_run_config *cfg, const c1d_impl *impl) {
   return c1d_flops(&cfg->shape) > C1D_NO_WARMUP_GFLOP * 1e9 ? C1D_REPEATS_CPU_LARGE : C1D_REPEATS_CPU;
 }
 
+int c1d_run_warmups(const c1d_run_config *cfg, const c1d_impl *impl) {
+  return impl->backend == C1D_BACKEND_GPU || c1d_flops(&cfg->shape) <= C1D_NO_WARMUP_GFLOP * 1e9;
+}
+
 c1d_oracle_choice c1d_run_resolve_oracle(const c1d_run_config *cfg) {
   if (cfg->oracle != C1D_ORACLE_AUTO) return cfg->oracle;
   /* The GPU oracle is the plain problem's (dense, no states, no activation). */

@@ -261,7 +261,7 @@ Test(report_html, shows_a_localized_bug_with_its_region_and_plots_a_twin_once) {
   FILE *f = fopen(path, "w");
   cr_assert_not_null(f);
   const c1d_report_meta meta = {"tests/test_report_html (in-process: two zoo mutants, naive twice)", NULL, NULL,
-                                NULL, NULL, NULL};
+                                NULL, NULL, NULL, 0};
   c1d_report_html(f, &meta, &res);
   cr_assert_eq(fclose(f), 0);
   c1d_run_results_free(&res);

@@ -29,7 +29,7 @@ static const c1d_impl skipped = {.name = "skipped", .summary = "unsupported ever
 static c1d_run_results results;
 static const c1d_machine machine = {.cpu = "Test CPU", .threads = 2, .memory_bytes = 1e9,
                                     .gpu_reason = "no CUDA device: test"};
-static const c1d_report_meta meta = {"convlab run --test", NULL, NULL, NULL, NULL, &machine};
+static const c1d_report_meta meta = {"convlab run --test", NULL, NULL, NULL, NULL, &machine, 0};
 
 /* Two trials of four implementations (ran, skipped, failed, ran) and a comparison of the two that ran. */
 static void setup(void) {

@@ -1,0 +1,153 @@
+/* The progress line (progress.h). One thread redraws it twice a second, so that a step of minutes (the
+ * headline shape on a CPU) still shows the time going down; the worker's calls and the redraws share
+ * one mutex, and the line is cleared before anything else may print. */
+#include "harness/progress.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define REDRAW_NS 500000000L /* twice a second */
+#define WITHIN_CAP 0.95      /* an estimated step is never drawn as finished before it is */
+
+struct c1d_progress {
+  FILE *f;
+  char who[64], step[200];
+  double total, done, weight, within; /* within: -1 when the step does not report its fraction */
+  int in_seconds;
+  double t0, step_t0;                 /* start of the job and of the current step (seconds) */
+  pthread_mutex_t lock;
+  pthread_cond_t wake;
+  pthread_t ticker;
+  int stop, has_ticker;
+};
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void c1d_format_duration(double s, char *buf, size_t size) {
+  if (!(s >= 0.0) || !isfinite(s))
+    snprintf(buf, size, "?");
+  else if (s < 9.95)
+    snprintf(buf, size, "%.1f s", s);
+  else if (s < 59.5)
+    snprintf(buf, size, "%.0f s", s);
+  else if (s < 3600.0 - 0.5) {
+    const long r = lround(s);
+    snprintf(buf, size, "%ld min %02ld s", r / 60, r % 60);
+  } else {
+    const long m = lround(s / 60.0);
+    snprintf(buf, size, "%ld h %02ld min", m / 60, m % 60);
+  }
+}
+
+/* Weight completed so far, counting the current step's share, and the time left (NAN: unknown). The
+ * speed is the completed steps' weight per second; in seconds it starts at the estimate's own 1, as if
+ * a fifth of the job had gone exactly as estimated, so that one quick or slow first step does not
+ * swing the time left. */
+static void position(const c1d_progress *p, double now, double *done, double *left) {
+  const double before_s = p->step_t0 - p->t0, in_step = now - p->step_t0;
+  const double weight = p->weight > 0.0 ? p->weight : 0.0, prior = 0.2 * p->total;
+  double speed = p->in_seconds                          ? (p->done + prior) / (before_s + prior)
+                 : p->done > 0.0 && before_s > 0.0 ? p->done / before_s
+                                                       : NAN;
+  double share = 0.0;
+  if (p->within >= 0.0)
+    share = p->within;
+  else if (!isnan(speed) && weight > 0.0)
+    share = fmin(in_step * speed / weight, WITHIN_CAP);
+  *done = fmin(p->done + share * weight, p->total);
+  if (isnan(speed) && *done > 0.0 && now > p->t0) speed = *done / (now - p->t0);
+  *left = isnan(speed) || speed <= 0.0 ? NAN : (p->total - *done) / speed;
+}
+
+static void draw(c1d_progress *p) {
+  double done, left;
+  char when[48] = "";
+  position(p, now_s(), &done, &left);
+  if (!isnan(left)) {
+    char d[24];
+    c1d_format_duration(left, d, sizeof d);
+    snprintf(when, sizeof when, ", about %s left", d);
+  }
+  const double pct = p->total > 0.0 ? 100.0 * done / p->total : 0.0;
+  fprintf(p->f, "\r\033[K%s: %.0f%%%s: %s", p->who, pct, when, p->step);
+  fflush(p->f);
+}
+
+static void *tick(void *arg) {
+  c1d_progress *p = arg;
+  pthread_mutex_lock(&p->lock);
+  while (!p->stop) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += REDRAW_NS;
+    if (until.tv_nsec >= 1000000000L) {
+      until.tv_sec++;
+      until.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&p->wake, &p->lock, &until);
+    if (!p->stop) draw(p);
+  }
+  pthread_mutex_unlock(&p->lock);
+  return NULL;
+}
+
+c1d_progress *c1d_progress_start(FILE *f, const char *who, double total, int in_seconds) {
+  if (!f || !isatty(fileno(f))) return NULL;
+  c1d_progress *p = calloc(1, sizeof *p);
+  if (!p) return NULL;
+  p->f = f;
+  snprintf(p->who, sizeof p->who, "%s", who);
+  p->total = total > 0.0 ? total : 0.0;
+  p->in_seconds = in_seconds;
+  p->within = -1.0;
+  p->t0 = p->step_t0 = now_s();
+  pthread_mutex_init(&p->lock, NULL);
+  pthread_cond_init(&p->wake, NULL);
+  p->has_ticker = pthread_create(&p->ticker, NULL, tick, p) == 0;
+  return p;
+}
+
+void c1d_progress_step(c1d_progress *p, double weight, const char *fmt, ...) {
+  if (!p) return;
+  va_list ap;
+  pthread_mutex_lock(&p->lock);
+  p->done += p->weight > 0.0 ? p->weight : 0.0;
+  p->weight = weight;
+  p->within = -1.0;
+  p->step_t0 = now_s();
+  va_start(ap, fmt);
+  vsnprintf(p->step, sizeof p->step, fmt, ap);
+  va_end(ap);
+  draw(p);
+  pthread_mutex_unlock(&p->lock);
+}
+
+void c1d_progress_within(c1d_progress *p, double fraction) {
+  if (!p) return;
+  pthread_mutex_lock(&p->lock);
+  p->within = fraction < 0.0 ? 0.0 : fraction > 1.0 ? 1.0 : fraction;
+  pthread_mutex_unlock(&p->lock);
+}
+
+void c1d_progress_end(c1d_progress *p) {
+  if (!p) return;
+  pthread_mutex_lock(&p->lock);
+  p->stop = 1;
+  pthread_cond_signal(&p->wake);
+  pthread_mutex_unlock(&p->lock);
+  if (p->has_ticker) pthread_join(p->ticker, NULL);
+  fputs("\r\033[K", p->f);
+  fflush(p->f);
+  pthread_mutex_destroy(&p->lock);
+  pthread_cond_destroy(&p->wake);
+  free(p);
+}
