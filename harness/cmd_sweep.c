@@ -14,17 +14,16 @@
  *
  * --out DIR writes sweep.csv and sweep.txt (the summary) as one report set: both or neither. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "harness/report_set.h"
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/execute.h"
 #include "harness/inputs.h"
+#include "harness/progress.h"
 #include "harness/registry.h"
 #include "harness/runner.h"
 #include "harness/suggest.h"
@@ -252,33 +251,45 @@ done:
   return st;
 }
 
-static void progress(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void progress(const char *fmt, ...) {
-  if (!isatty(2)) return;
-  va_list ap;
-  va_start(ap, fmt);
-  fputs("\r\033[K", stderr);
-  vfprintf(stderr, fmt, ap);
-  va_end(ap);
-  fflush(stderr);
-}
+/* The sweep's shapes, in order: C series then K series, per distribution. visit(p, series, dist, shape,
+ * ctx) for each until it returns something other than C1D_OK. */
+typedef c1d_status (*point_fn)(sweep_plan *p, char series, c1d_dist dist, const c1d_shape *s, void *ctx);
 
-static c1d_status run_sweep(sweep_plan *p) {
+static c1d_status each_point(sweep_plan *p, point_fn visit, void *ctx) {
   c1d_status st = C1D_OK;
   for (int d = 0; d < p->n_dists && st == C1D_OK; d++) {
     const c1d_dist dist = p->dists[d];
     for (int64_t C = 1; C * p->a.taps <= p->a.n_max && st == C1D_OK; C *= 2) {
       const c1d_shape s = {p->a.N, C, p->a.O, p->a.L, p->a.taps, 1, 0};
-      progress("sweep: %s, C series, n = %lld", c1d_dist_name(dist), (long long)(C * p->a.taps));
-      st = run_point(p, 'C', dist, &s);
+      st = visit(p, 'C', dist, &s, ctx);
     }
     for (int64_t K = 1; p->a.k_cin > 0 && K <= p->a.k_max && st == C1D_OK; K *= 2) {
       const c1d_shape s = {p->a.N, p->a.k_cin, p->a.O, p->a.L > 8 * K ? p->a.L : 8 * K, K, 1, 0};
-      progress("sweep: %s, K series, n = %lld", c1d_dist_name(dist), (long long)(p->a.k_cin * K));
-      st = run_point(p, 'K', dist, &s);
+      st = visit(p, 'K', dist, &s, ctx);
     }
   }
-  progress("%s", "");
+  return st;
+}
+
+static c1d_status add_flops(sweep_plan *p, char series, c1d_dist dist, const c1d_shape *s, void *ctx) {
+  (void)p, (void)series, (void)dist;
+  *(double *)ctx += c1d_flops(s);
+  return C1D_OK;
+}
+
+/* One point, shown on the progress line (a terminal's) weighted by its flops. */
+static c1d_status visit_point(sweep_plan *p, char series, c1d_dist dist, const c1d_shape *s, void *ctx) {
+  c1d_progress_step(ctx, c1d_flops(s), "%s, %c series, n = %lld", c1d_dist_name(dist), series,
+                    (long long)(s->C * s->K));
+  return run_point(p, series, dist, s);
+}
+
+static c1d_status run_sweep(sweep_plan *p) {
+  double total = 0.0;
+  each_point(p, add_flops, &total);
+  c1d_progress *line = c1d_progress_start(stderr, "convlab sweep", total, 0);
+  c1d_status st = each_point(p, visit_point, line);
+  c1d_progress_end(line);
   return st;
 }
 
