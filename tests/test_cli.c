@@ -9,8 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "harness/estimate.h"
 #include "harness/execute.h"
 #include "harness/npy.h"
 #include "harness/registry.h"
@@ -149,6 +152,18 @@ static const usage_case usage_cases[] = {
     {{"explain", "--x", "@x", "--w", "@w", "--y", "@y", "--dilation", "0"}, "--dilation must be"},
     {{"explain", "--x", "@x", "--w", "@w", "--y", "@y", "--oracle", "tpu"}, "--oracle must be cpu"},
     {{"explain", "--x", "@x", "--w", "@w", "--y", "@y", "--dist", "normal"}, "unknown option '--dist'"},
+    {{"explain", "--x", "@x", "--w", "@w", "--y", "@y", "--html"}, "--html needs --out DIR"},
+    {{"explain", "--x", "@x", "--w", "@w", "--y", "@y", "--y", "@y"}, "is given twice"},
+    /* a typo gets the nearest name */
+    {{"rn"}, "unknown command 'rn' (did you mean run?"},
+    {{"run", "--cni", "4"}, "unknown option '--cni' (did you mean --cin?)"},
+    {{"run", "--len", "64"}, "unknown option '--len' (did you mean --length?)"},
+    {{"run", "-batch", "2"}, "unknown option '-batch' (did you mean --batch?)"},
+    {{"run", "--impl", "naive,kahn"}, "unknown implementation 'kahn' (did you mean kahan?"},
+    {{"run", "--compare", "naive,tf32_input"}, "unknown implementation 'tf32_input' (did you mean tf32_inputs?"},
+    {{"run", "--dist", "normall"}, "unknown distribution 'normall' (did you mean normal?"},
+    {{"sweep", "--impl", "naiv"}, "unknown implementation 'naiv' (did you mean naive?"},
+    {{"explain", "--x", "@x", "--w", "@w", "--yy", "@y"}, "unknown option '--yy' (did you mean --y?)"},
 };
 
 ParameterizedTestParameters(cli, refuses_each_bad_command_line_with_exit_2_and_one_line) {
@@ -542,4 +557,303 @@ Test(cli, refuses_a_million_trials_before_any_work_with_one_line, .timeout = 30)
               o);
   expect_one_line_error(o, 1, "GiB of host memory (the largest part, the JSON report");
   free(o);
+}
+
+// --- explain: reports like run, several outputs, the rounding note -------------------------------
+
+/* y_ok: the exact result; y_bug: output channel 1 off by one (write_explain_case's two cases). */
+static void write_two_outputs(void) {
+  char from[200], to[200];
+  write_explain_case(1);
+  snprintf(from, sizeof from, "%s", path_of("y.npy"));
+  snprintf(to, sizeof to, "%s", path_of("y_bug.npy"));
+  cr_assert_eq(rename(from, to), 0);
+  write_explain_case(0);
+  snprintf(to, sizeof to, "%s", path_of("y_ok.npy"));
+  cr_assert_eq(rename(from, to), 0);
+}
+
+Test(cli, explain_writes_the_reports_of_run_under_out_with_html) {
+  outcome *o = malloc(sizeof *o);
+  write_two_outputs();
+  const char *out = path_of("explained");
+  run_convlab((const char *[]){"explain", "--x", path_of("x.npy"), "--w", path_of("w.npy"), "--y",
+                               path_of("y_bug.npy"), "--out", out, "--html", NULL},
+              o);
+  cr_assert_eq(o->code, 0, "stderr: %s", o->err);
+  cr_expect(strncmp(o->out, "A bug, confined to the single output channels", 45) == 0,
+            "stdout keeps explain's own words: %.200s", o->out);
+  cr_expect_eq(count_entries(out), 4, "report.json, report.csv, report.txt, report.html");
+  char path[256];
+  snprintf(path, sizeof path, "%s/report.csv", out);
+  char *csv = c1d_test_slurp(path, NULL);
+  cr_assert_not_null(csv);
+  cr_expect(strstr(csv, ",verdict,region\n") != NULL, "the CSV has the verdict columns: %.300s", csv);
+  cr_expect(strstr(csv, "file:y_bug.npy,oracle,file,") != NULL, "%.400s", csv);
+  cr_expect(strstr(csv, ",bug-localized,channels\n") != NULL, "%s", csv);
+  free(csv);
+  snprintf(path, sizeof path, "%s/report.html", out);
+  char *html = c1d_test_slurp(path, NULL);
+  cr_expect(html && strstr(html, "file:y_bug.npy") && strstr(html, "bug-localized"), "the page shows the row");
+  free(html);
+  free(o);
+}
+
+Test(cli, explain_gives_each_y_its_row_named_by_its_file) {
+  outcome *o = malloc(sizeof *o);
+  write_two_outputs();
+  run_convlab((const char *[]){"explain", "--x", path_of("x.npy"), "--w", path_of("w.npy"), "--y",
+                               path_of("y_ok.npy"), "--y", path_of("y_bug.npy"), NULL},
+              o);
+  cr_assert_eq(o->code, 0, "stderr: %s", o->err);
+  cr_expect(strncmp(o->out, "file:y_ok.npy: Not a bug", 24) == 0, "%.200s", o->out);
+  cr_expect(strstr(o->out, "\n\nfile:y_bug.npy: A bug, confined to the single output channels") != NULL, "%s",
+            o->out);
+  run_convlab((const char *[]){"explain", "--x", path_of("x.npy"), "--w", path_of("w.npy"), "--y",
+                               path_of("y_ok.npy"), "--y", path_of("y_bug.npy"), "--json", NULL},
+              o);
+  cr_assert_eq(o->code, 0, "stderr: %s", o->err);
+  cJSON *root = parse_json_stdout(o);
+  cr_assert(cJSON_IsArray(root) && cJSON_GetArraySize(root) == 2, "one object per --y");
+  const char *names[2] = {"file:y_ok.npy", "file:y_bug.npy"}, *verdicts[2] = {"fp32-rounding", "bug-localized"};
+  for (int i = 0; i < 2; i++) {
+    cJSON *e = cJSON_GetArrayItem(root, i);
+    cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(e, "name")), names[i]);
+    cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(e, "verdict")), verdicts[i]);
+    cr_expect(strstr(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetObjectItem(e, "files"), "y")),
+                     names[i] + 5) != NULL);
+  }
+  cJSON_Delete(root);
+  free(o);
+}
+
+Test(cli, names_two_outputs_of_the_same_file_name_by_their_paths) {
+  outcome *o = malloc(sizeof *o);
+  write_two_outputs();
+  char sub[200], moved[220];
+  snprintf(sub, sizeof sub, "%s", path_of("other"));
+  cr_assert_eq(mkdir(sub, 0777), 0);
+  snprintf(moved, sizeof moved, "%s/y_ok.npy", sub);
+  cr_assert_eq(rename(path_of("y_bug.npy"), moved), 0);
+  run_convlab((const char *[]){"run", "--x", path_of("x.npy"), "--w", path_of("w.npy"), "--y",
+                               path_of("y_ok.npy"), "--y", moved, "--impl", "naive", "--json", NULL},
+              o);
+  cr_assert_eq(o->code, 0, "stderr: %s", o->err);
+  cJSON *root = parse_json_stdout(o), *impls = cJSON_GetObjectItem(root, "implementations");
+  cr_assert_eq(cJSON_GetArraySize(impls), 3, "naive and the two files");
+  char want[300];
+  snprintf(want, sizeof want, "file:%s", moved);
+  cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(impls, 2), "name")), want);
+  cJSON *ys = cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "inputs"), "files"), "y");
+  cr_expect(cJSON_IsArray(ys) && cJSON_GetArraySize(ys) == 2, "inputs.files.y lists both");
+  cJSON_Delete(root);
+  free(o);
+}
+
+Test(cli, compares_an_output_of_yours_with_an_implementation_by_its_file_name) {
+  outcome *o = malloc(sizeof *o);
+  write_two_outputs();
+  run_convlab((const char *[]){"run", "--x", path_of("x.npy"), "--w", path_of("w.npy"), "--y",
+                               path_of("y_bug.npy"), "--compare", "file:y_bug.npy,naive", "--json", NULL},
+              o);
+  cr_assert_eq(o->code, 0, "stderr: %s", o->err);
+  cJSON *root = parse_json_stdout(o);
+  cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(root, "implementations")), 2,
+               "--compare alone: naive and the file, nothing else");
+  cJSON *cmp = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "comparisons"), 0);
+  cr_assert_not_null(cmp);
+  cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cmp, "a")), "file:y_bug.npy");
+  cJSON_Delete(root);
+  free(o);
+}
+
+Test(cli, explain_notes_in_one_line_that_float64_inputs_were_rounded) {
+  outcome *o = malloc(sizeof *o);
+  write_explain_case(0);
+  enum { N = 2, C = 5, L = 40 };
+  double x[N * C * L];
+  for (int i = 0; i < N * C * L; i++) x[i] = 0.1 * (i % 9);
+  const int64_t sx[3] = {N, C, L};
+  cr_assert_eq(c1d_npy_write_f64(path_of("x64.npy"), x, 3, sx), C1D_OK);
+  run_convlab((const char *[]){"explain", "--x", path_of("x64.npy"), "--w", path_of("w.npy"), "--y",
+                               path_of("y.npy"), NULL},
+              o);
+  cr_expect_eq(o->code, 0, "%s", o->err);
+  cr_expect_eq(line_count(o->err), 1, "%s", o->err);
+  cr_expect(strstr(o->err, "convlab explain: note: ") && strstr(o->err, "x64.npy is float64") &&
+                strstr(o->err, "rounded to float32"),
+            "%s", o->err);
+  free(o);
+}
+
+Test(cli, explains_the_example_tensors_of_the_readme) {
+  if (system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") != 0)
+    cr_skip_test("/usr/bin/python3 has no NumPy (apt-get install python3-numpy)");
+  char cmd[512], t[200], paths[6][240];
+  snprintf(t, sizeof t, "%s", path_of("tensors"));
+  snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s/scripts/example_tensors.py '%s' >/dev/null", C1D_SOURCE_DIR, t);
+  cr_assert_eq(system(cmd), 0);
+  const char *names[6] = {"x", "w", "b", "mine", "mine_tf32", "mine_bug"};
+  for (int i = 0; i < 6; i++) snprintf(paths[i], sizeof paths[i], "%s/%s.npy", t, names[i]);
+  outcome *o = malloc(sizeof *o);
+  run_convlab((const char *[]){"explain", "--x", paths[0], "--w", paths[1], "--b", paths[2], "--dilation", "2",
+                               "--y", paths[3], "--y", paths[4], "--y", paths[5], NULL},
+              o);
+  cr_assert_eq(o->code, 0, "stderr: %s", o->err);
+  cr_expect(strstr(o->out, "file:mine.npy: Not a bug: rounding") != NULL, "%.300s", o->out);
+  cr_expect(strstr(o->out, "file:mine_tf32.npy: Not a bug: the inputs were rounded to TF32") != NULL, "%s", o->out);
+  cr_expect(strstr(o->out, "file:mine_bug.npy: A bug, confined to the single output channels: n 0-1, o 5,") != NULL,
+            "%s", o->out);
+  free(o);
+}
+
+// --- a GPU that is not there ----------------------------------------------------------------------
+
+Test(cli, compare_exits_1_in_one_line_when_a_side_cannot_run_here) {
+  if (!c1d_gpu_why_unavailable()) cr_skip_test("this machine has a CUDA device");
+  outcome *o = malloc(sizeof *o);
+  run_convlab((const char *[]){"run", "--compare", "gpu_naive,cudnn_tf32", NULL}, o);
+  expect_one_line_error(o, 1, "--compare gpu_naive,cudnn_tf32 cannot run here: gpu_naive: ");
+  cr_expect(strstr(o->err, c1d_gpu_why_unavailable()) != NULL, "the reason in full: %s", o->err);
+  free(o);
+}
+
+Test(cli, says_no_cuda_device_in_plain_words_where_there_is_no_driver) {
+  if (!c1d_gpu_why_unavailable()) cr_skip_test("this machine has a CUDA device");
+  if (access("/proc/driver/nvidia/version", F_OK) == 0) cr_skip_test("an NVIDIA driver is loaded here");
+  outcome *o = malloc(sizeof *o);
+  run_convlab((const char *[]){"list", NULL}, o);
+  cr_expect_eq(o->code, 0);
+  cr_expect(strstr(o->out, "gpu_naive ") && strstr(o->out, "no: no CUDA device (no driver or no GPU)\n"),
+            "%.600s", o->out);
+  cr_expect(strstr(o->out, "insufficient") == NULL, "no talk of an old driver: %.600s", o->out);
+  free(o);
+}
+
+Test(cli, compare_alone_runs_its_two_names_only) {
+  outcome *o = malloc(sizeof *o);
+  run_convlab((const char *[]){"run", "--compare", "naive,tf32_inputs", "--batch", "1", "--cin", "8", "--cout", "4",
+                               "--length", "64", "--json", NULL},
+              o);
+  cr_assert_eq(o->code, 0, "%s", o->err);
+  cJSON *root = parse_json_stdout(o), *impls = cJSON_GetObjectItem(root, "implementations");
+  cr_assert_eq(cJSON_GetArraySize(impls), 2, "naive and tf32_inputs, not the default list too");
+  cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(impls, 0), "name")), "naive");
+  cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetObjectItem(cJSON_GetArrayItem(impls, 1), "name")), "tf32_inputs");
+  cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(root, "comparisons")), 1);
+  cJSON_Delete(root);
+  run_convlab((const char *[]){"run", "--compare", "naive,tf32_inputs", "--impl", "kahan", "--batch", "1", "--cin",
+                               "8", "--cout", "4", "--length", "64", "--json", NULL},
+              o);
+  cr_assert_eq(o->code, 0, "%s", o->err);
+  root = parse_json_stdout(o);
+  cr_expect_eq(cJSON_GetArraySize(cJSON_GetObjectItem(root, "implementations")), 3, "--impl's, then --compare's");
+  cJSON_Delete(root);
+  free(o);
+}
+
+// --- sizes, estimates and progress ----------------------------------------------------------------
+
+Test(cli, keeps_n_and_l_cpu_sized_when_only_some_shape_flags_are_given) {
+  outcome *o = malloc(sizeof *o);
+  run_convlab((const char *[]){"run", "--impl", "naive", "--cin", "8", "--taps", "2", "--repeats", "1", "--json",
+                               NULL},
+              o);
+  cr_assert_eq(o->code, 0, "%s", o->err);
+  cJSON *root = parse_json_stdout(o), *p = cJSON_GetObjectItem(root, "problem");
+  cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(p, "N")), 2);
+  cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(p, "L")), 4096);
+  cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(p, "C")), 8);
+  cJSON_Delete(root);
+  cr_expect_eq(line_count(o->err), 1, "one line says so: %s", o->err);
+  cr_expect(strstr(o->err, "so N=2 C=8 O=256 L=4096 K=2 D=1") && strstr(o->err, "CPU-sized N and L"), "%s", o->err);
+  run_convlab((const char *[]){"run", "--impl", "naive", "--cin", "8", "--batch", "1", "--repeats", "1", NULL}, o);
+  cr_assert_eq(o->code, 0, "%s", o->err);
+  cr_expect(strstr(o->err, "so N=1 C=8 O=256 L=4096") && strstr(o->err, "a CPU-sized L"), "%s", o->err);
+  run_convlab((const char *[]){"run", "--impl", "naive", "--cin", "8", "--batch", "1", "--length", "64", NULL}, o);
+  cr_assert_eq(o->code, 0, "%s", o->err);
+  cr_expect_str_eq(o->err, "", "N and L given: nothing to say");
+  free(o);
+}
+
+/* "about 2 min 05 s here" -> 125; -1 when the line has no estimate. */
+static double estimate_seconds(const char *text) {
+  const char *p = strstr(text, "about ");
+  double a = 0, b = 0;
+  if (!p) return -1;
+  p += 6;
+  if (sscanf(p, "%lf h %lf min", &a, &b) == 2 && strstr(p, " h ") && strstr(p, " h ") < strstr(p, "here"))
+    return 3600 * a + 60 * b;
+  if (sscanf(p, "%lf min %lf s", &a, &b) == 2) return 60 * a + b;
+  if (sscanf(p, "%lf s", &a) == 1) return a;
+  return -1;
+}
+
+Test(cli, estimate_says_how_big_the_run_is_and_how_long_it_takes_here_then_stops) {
+  outcome *o = malloc(sizeof *o);
+  const char *out = path_of("never");
+  run_convlab((const char *[]){"run", "--estimate", "--impl", "naive,kahan", "--batch", "32", "--length", "8192",
+                               "--out", out, NULL},
+              o);
+  cr_assert_eq(o->code, 0, "%s", o->err);
+  cr_expect_eq(line_count(o->out), 1, "one line: %s", o->out);
+  cr_expect(strncmp(o->out, "convlab run: about ", 19) == 0, "%s", o->out);
+  cr_expect(strstr(o->out, "runs of 137 GFLOP (2 implementations, 1 trial) and the float64 oracle") != NULL, "%s",
+            o->out);
+  cr_expect(strstr(o->out, "speeds measured just now") != NULL, "%s", o->out);
+  cr_expect_gt(estimate_seconds(o->out), 0.0, "%s", o->out);
+  cr_expect_eq(count_entries(out), -1, "nothing ran, nothing was written");
+  write_explain_case(0);
+  run_convlab((const char *[]){"explain", "--x", path_of("x.npy"), "--w", path_of("w.npy"), "--y", path_of("y.npy"),
+                               "--estimate", NULL},
+              o);
+  cr_assert_eq(o->code, 0, "%s", o->err);
+  cr_expect(strncmp(o->out, "convlab explain: about ", 23) == 0 && line_count(o->out) == 1, "%s", o->out);
+  free(o);
+}
+
+/* A run of several seconds: the estimate comes first, on stderr, and is near what the run then takes
+ * (within a factor 3: this machine's load may change between the calibration and the work). */
+Test(cli, announces_long_work_with_an_estimate_near_its_real_time, .timeout = 240) {
+  outcome *o = malloc(sizeof *o);
+  run_convlab((const char *[]){"run", "--estimate", "--impl", "naive,kahan", NULL}, o);
+  cr_assert_eq(o->code, 0, "%s", o->err);
+  const double one = estimate_seconds(o->out);
+  cr_assert_gt(one, 0.0, "%s", o->out);
+  int trials = (int)(1.5 * C1D_ESTIMATE_ANNOUNCE_S / one) + 1;
+  if (trials > 20) trials = 20;
+  char t[16];
+  snprintf(t, sizeof t, "%d", trials);
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  run_convlab((const char *[]){"run", "--impl", "naive,kahan", "--trials", t, NULL}, o);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  cr_assert_eq(o->code, 0, "%s", o->err);
+  const double took = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  const char *line = strstr(o->err, "convlab run: about ");
+  cr_assert_not_null(line, "a run of %.1f s is announced: %s", took, o->err);
+  const double said = estimate_seconds(line);
+  cr_expect(said >= C1D_ESTIMATE_ANNOUNCE_S, "announced because it is long: %s", line);
+  cr_expect(took < 3.0 * said && took > said / 3.0, "estimated %.1f s, took %.1f s", said, took);
+  cr_expect(strchr(o->err, '\r') == NULL, "no progress line when stderr is not a terminal: %s", o->err);
+  free(o);
+}
+
+Test(cli, shows_progress_and_the_time_left_on_a_terminal) {
+  char out_path[128], tty_path[128];
+  snprintf(out_path, sizeof out_path, "%s/stdout", dir);
+  snprintf(tty_path, sizeof tty_path, "%s/tty", dir);
+  const char *argv[] = {C1D_TEST_CONVLAB, "run", "--impl", "naive,kahan", "--trials", "2", NULL};
+  cr_assert_eq(c1d_test_spawn_tty(argv, out_path, tty_path), 0);
+  char *tty = c1d_test_slurp(tty_path, NULL), *out = c1d_test_slurp(out_path, NULL);
+  cr_assert(tty && out);
+  cr_expect(strstr(tty, "\r\033[Kconvlab: ") != NULL, "a redrawn line: %.300s", tty);
+  cr_expect(strstr(tty, "trial 2/2, kahan (4 runs)") != NULL, "what runs: %.2000s", tty);
+  cr_expect(strstr(tty, " left: ") != NULL, "the time left: %.2000s", tty);
+  cr_expect(strstr(tty, "%, about ") != NULL, "how far: %.2000s", tty);
+  const size_t n = strlen(tty);
+  cr_expect(n >= 4 && strcmp(tty + n - 4, "\r\033[K") == 0, "the line is cleared at the end");
+  cr_expect(strstr(out, "\r") == NULL && strstr(out, "naive ") != NULL, "stdout is the table alone");
+  free(tty);
+  free(out);
 }

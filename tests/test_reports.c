@@ -269,6 +269,89 @@ Test(reports, console_table_fits_in_100_columns_and_names_every_implementation) 
   free(buf);
 }
 
+Test(reports, csv_gives_each_explained_row_its_verdict_and_region) {
+  int ncol = 0, verdict = -1, region = -1;
+  const char *const *cols = c1d_report_csv_columns(&ncol);
+  for (int i = 0; i < ncol; i++) {
+    if (strcmp(cols[i], "verdict") == 0) verdict = i;
+    if (strcmp(cols[i], "region") == 0) region = i;
+  }
+  cr_assert(verdict >= 0 && region >= 0, "verdict and region columns");
+  /* The rows in order, and what each should say (the runner's own explanation, as in the JSON). */
+  const c1d_trial_result *expect[9] = {&results.impls[0].trials[0], &results.impls[0].trials[1], NULL,
+                                       NULL, NULL, &results.impls[3].trials[0], &results.impls[3].trials[1],
+                                       &results.comparisons[0].trials[0], &results.comparisons[0].trials[1]};
+  char *text = csv_text();
+  static char fields[64][600];
+  int row = -1;
+  for (char *save = NULL, *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save), row++) {
+    if (row < 0) continue; /* the header */
+    cr_assert_lt(row, 9);
+    split_csv(line, fields, 64);
+    const c1d_trial_result *t = expect[row];
+    if (!t) {
+      cr_expect_str_eq(fields[verdict], "", "skipped or failed: no verdict (%s)", fields[0]);
+      cr_expect_str_eq(fields[region], "");
+      continue;
+    }
+    cr_assert(t->explained, "row %d was explained", row);
+    cr_expect_str_eq(fields[verdict], c1d_verdict_name(t->explanation.verdict), "%s", fields[0]);
+    cr_expect_str_eq(fields[region], c1d_region_class_name(t->explanation.region.cls), "%s", fields[0]);
+  }
+  cr_expect_str_eq(fields[verdict], "fp32-rounding", "naive against kahan: float32 rounding");
+  free(text);
+}
+
+static char *console_text(const c1d_run_results *r) {
+  char *buf = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&buf, &size);
+  c1d_report_console(f, &meta, r);
+  fclose(f);
+  return buf;
+}
+
+Test(reports, console_prints_long_names_whole_and_wraps_long_reasons) {
+  static const char name[] = "file:y_e_bug_channel_seventeen.npy";
+  snprintf(results.impls[0].name, sizeof results.impls[0].name, "%s", name);
+  snprintf(results.impls[1].skip_reason, sizeof results.impls[1].skip_reason,
+           "a reason long enough to need two lines of the table: it names the missing piece, says why "
+           "the piece matters here, and ends with the word END");
+  char *text = console_text(&results);
+  char line[128];
+  snprintf(line, sizeof line, "\n%s\n", name);
+  cr_expect(strstr(text, line) != NULL, "the long name on a line of its own, uncut: %s", text);
+  cr_expect(strstr(text, "with the word END\n") != NULL, "the reason is not cut: %s", text);
+  for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+    cr_expect_leq(strlen(l), 100, "too wide: %s", l);
+  free(text);
+}
+
+Test(reports, console_legend_says_that_the_bound_columns_are_float32s) {
+  char *text = console_text(&results);
+  cr_expect(strstr(text, ">det%, >prob%: beyond float32's bounds, deterministic (gamma_n*m) and probabilistic") &&
+                strstr(text, "TF32 and bf16 rows exceed them by design"),
+            "%s", text);
+  free(text);
+}
+
+Test(reports, console_says_in_one_line_that_there_are_no_verdicts_when_nothing_ran) {
+  static const c1d_impl *only[] = {&skipped};
+  c1d_run_config cfg;
+  c1d_run_results none;
+  c1d_run_config_default(&cfg);
+  cfg.shape = (c1d_shape){.N = 1, .C = 4, .O = 3, .L = 32, .K = 2, .D = 1};
+  cfg.impls = only;
+  cfg.n_impls = 1;
+  cfg.oracle = C1D_ORACLE_CPU;
+  cr_assert_eq(c1d_run(&cfg, &none), C1D_OK, "%s", c1d_error_detail());
+  char *text = console_text(&none);
+  cr_expect(strstr(text, "\nverdicts: none (nothing ran here)\n") != NULL, "%s", text);
+  cr_expect(strstr(text, "verdicts (is it") == NULL, "no empty verdicts header: %s", text);
+  free(text);
+  c1d_run_results_free(&none);
+}
+
 // --- the documentation -------------------------------------------------------------------------
 
 Test(reports, format_document_names_every_json_field_and_csv_column) {

@@ -23,6 +23,10 @@ int c1d_test_spawn(const char *const *argv, const char *out_path, const char *er
 /* As c1d_test_spawn, without waiting: the child's pid, for waitpid (or kill). */
 int c1d_test_spawn_async(const char *const *argv, const char *out_path, const char *err_path);
 
+/* As c1d_test_spawn, but with stderr on a pseudo-terminal (isatty(2) is true in the program), whose
+ * output is collected into tty_path. For what a program shows only on a terminal. */
+int c1d_test_spawn_tty(const char *const *argv, const char *out_path, const char *tty_path);
+
 /* The whole file as a string (caller frees; *len the byte count when len is not NULL), or NULL. */
 char *c1d_test_slurp(const char *path, size_t *len);
 
