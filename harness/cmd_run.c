@@ -88,7 +88,7 @@ static void option_table(run_args *a, c1d_option *o) {
       {"--rtol", C1D_OPT_DOUBLE, &a->rtol, 0, 0, "R", "allclose rtol (default 1e-4)", 0},
       {"--lambda", C1D_OPT_DOUBLE, &a->lambda, 0, 0, "L", "probabilistic bound constant (default 6)", 0},
       {"--oracle", C1D_OPT_STRING, &a->oracle, 0, 0, "WHERE", "cpu, gpu or auto (default)", 0},
-      {"--compare", C1D_OPT_STRING, &a->compare, 0, 0, "A,B", "also score A against B's output as reference", 0},
+      {"--compare", C1D_OPT_STRING, &a->compare, 0, 0, "A,B", "score A against B's output (alone: runs A and B only)", 0},
       {"--out", C1D_OPT_STRING, &a->out, 0, 0, "DIR", "write report.json, report.csv, report.txt", 0},
       {"--json", C1D_OPT_FLAG, &a->json, 0, 0, NULL, "print the JSON report instead of the table", 0},
       {"--html", C1D_OPT_FLAG, &a->html, 0, 0, NULL, "with --out: also report.html, plots that open offline", 0},

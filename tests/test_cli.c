@@ -766,6 +766,7 @@ Test(cli, keeps_n_and_l_cpu_sized_when_only_some_shape_flags_are_given) {
   cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItem(p, "C")), 8);
   cJSON_Delete(root);
   cr_expect_eq(line_count(o->err), 1, "one line says so: %s", o->err);
+  cr_expect(strchr(o->err, '\r') == NULL, "no progress line when stderr is not a terminal: %s", o->err);
   cr_expect(strstr(o->err, "so N=2 C=8 O=256 L=4096 K=2 D=1") && strstr(o->err, "CPU-sized N and L"), "%s", o->err);
   run_convlab((const char *[]){"run", "--impl", "naive", "--cin", "8", "--batch", "1", "--repeats", "1", NULL}, o);
   cr_assert_eq(o->code, 0, "%s", o->err);
@@ -812,48 +813,48 @@ Test(cli, estimate_says_how_big_the_run_is_and_how_long_it_takes_here_then_stops
   free(o);
 }
 
-/* A run of several seconds: the estimate comes first, on stderr, and is near what the run then takes
- * (within a factor 3: this machine's load may change between the calibration and the work). */
-Test(cli, announces_long_work_with_an_estimate_near_its_real_time, .timeout = 240) {
+/* A run of several seconds, its stderr on a terminal: the estimate comes first, then a progress line
+ * that says what runs, how far the job is and the time left, cleared at the end; the estimate is near
+ * what the run then takes (within a factor 3: the machine's load may change between the calibration
+ * and the work). */
+Test(cli, announces_long_work_then_shows_its_progress_and_time_left_on_a_terminal, .timeout = 240) {
   outcome *o = malloc(sizeof *o);
   run_convlab((const char *[]){"run", "--estimate", "--impl", "naive,kahan", NULL}, o);
   cr_assert_eq(o->code, 0, "%s", o->err);
   const double one = estimate_seconds(o->out);
   cr_assert_gt(one, 0.0, "%s", o->out);
-  int trials = (int)(1.5 * C1D_ESTIMATE_ANNOUNCE_S / one) + 1;
+  int trials = (int)(1.2 * C1D_ESTIMATE_ANNOUNCE_S / one) + 1;
   if (trials > 20) trials = 20;
-  char t[16];
+  char t[16], out_path[128], tty_path[128];
   snprintf(t, sizeof t, "%d", trials);
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  run_convlab((const char *[]){"run", "--impl", "naive,kahan", "--trials", t, NULL}, o);
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  cr_assert_eq(o->code, 0, "%s", o->err);
-  const double took = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-  const char *line = strstr(o->err, "convlab run: about ");
-  cr_assert_not_null(line, "a run of %.1f s is announced: %s", took, o->err);
-  const double said = estimate_seconds(line);
-  cr_expect(said >= C1D_ESTIMATE_ANNOUNCE_S, "announced because it is long: %s", line);
-  cr_expect(took < 3.0 * said && took > said / 3.0, "estimated %.1f s, took %.1f s", said, took);
-  cr_expect(strchr(o->err, '\r') == NULL, "no progress line when stderr is not a terminal: %s", o->err);
-  free(o);
-}
-
-Test(cli, shows_progress_and_the_time_left_on_a_terminal) {
-  char out_path[128], tty_path[128];
   snprintf(out_path, sizeof out_path, "%s/stdout", dir);
   snprintf(tty_path, sizeof tty_path, "%s/tty", dir);
-  const char *argv[] = {C1D_TEST_CONVLAB, "run", "--impl", "naive,kahan", "--trials", "2", NULL};
+  const char *argv[] = {C1D_TEST_CONVLAB, "run", "--impl", "naive,kahan", "--trials", t, NULL};
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   cr_assert_eq(c1d_test_spawn_tty(argv, out_path, tty_path), 0);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  const double took = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
   char *tty = c1d_test_slurp(tty_path, NULL), *out = c1d_test_slurp(out_path, NULL);
   cr_assert(tty && out);
-  cr_expect(strstr(tty, "\r\033[Kconvlab: ") != NULL, "a redrawn line: %.300s", tty);
-  cr_expect(strstr(tty, "trial 2/2, kahan (4 runs)") != NULL, "what runs: %.2000s", tty);
-  cr_expect(strstr(tty, " left: ") != NULL, "the time left: %.2000s", tty);
-  cr_expect(strstr(tty, "%, about ") != NULL, "how far: %.2000s", tty);
+  const char *line = strstr(tty, "convlab run: about ");
+  cr_assert_not_null(line, "a run of %.1f s is announced: %.300s", took, tty);
+  const double said = estimate_seconds(line);
+  cr_expect(said >= C1D_ESTIMATE_ANNOUNCE_S, "announced because it is long: %.200s", line);
+  cr_expect(took < 3.0 * said && took > said / 3.0, "estimated %.1f s, took %.1f s", said, took);
+  const char *progress = strstr(tty, "\r\033[Kconvlab: ");
+  cr_expect(progress && progress > line, "a redrawn line after the announcement: %.300s", tty);
+  char last[64];
+  if (trials > 1)
+    snprintf(last, sizeof last, ": trial %d/%d, kahan (4 runs)", trials, trials);
+  else
+    snprintf(last, sizeof last, " left: kahan (4 runs)");
+  cr_expect(strstr(tty, last) != NULL, "what runs (%s): %.2000s", last, tty);
+  cr_expect(strstr(tty, "%, about ") && strstr(tty, " left: "), "how far, and the time left: %.2000s", tty);
   const size_t n = strlen(tty);
   cr_expect(n >= 4 && strcmp(tty + n - 4, "\r\033[K") == 0, "the line is cleared at the end");
   cr_expect(strstr(out, "\r") == NULL && strstr(out, "naive ") != NULL, "stdout is the table alone");
   free(tty);
   free(out);
+  free(o);
 }
