@@ -1,6 +1,9 @@
-/* The run estimate (estimate.h): two calibration runs through the runner itself, so that everything a
- * real run does is in the measurement; a third, first, run on the smallest shape pays the one-time
- * costs (threads, the CUDA context, first page faults) that the real run pays only once too. */
+/* The run estimate (estimate.h): calibration runs through the runner itself, so that everything a real
+ * run does is in the measurement. A first run on the smallest shape pays the one-time costs (threads,
+ * the CUDA context, first page faults) that the real run pays only once too; then the tiny shape again
+ * (fixed costs), a small shape with every row, and an analysis alone on twice its outputs. Checked on
+ * the 2-core machine and an H200 (2026-12-01): within a factor 2 of the real time, on the high side
+ * on the H200, where the analysis of 67M outputs per row costs less per output than that of 131072. */
 #include "harness/estimate.h"
 
 #include <math.h>
@@ -16,7 +19,7 @@
 
 #define CALIBRATION_GFLOP 0.5 /* per implementation run on the larger calibration shape: tens of ms */
 #define MIN_OUTPUTS 256
-#define MAX_OUTPUTS 65536
+#define MAX_OUTPUTS C1D_EXPLAIN_SAMPLE /* the models' sample: the analysis saturates it */
 
 static double now_ms(void) {
   struct timespec ts;
@@ -53,14 +56,18 @@ int c1d_run_worth_estimating(const c1d_run_config *cfg) {
   return work * cfg->trials >= C1D_ESTIMATE_MIN_GFLOP * 1e9;
 }
 
-/* One calibration point: wall time, oracle time and each row's per-run time on shape s. */
+/* One calibration point on shape s: wall time, oracle, rounding models, and per row its per-run time,
+ * its analysis and the rest of its step (set-up, transfers: not scaled); `other` is what remains
+ * (inputs, session, the comparison). */
 typedef struct point {
   c1d_shape s;
-  double wall_ms, oracle_ms, models_ms, rest_ms;
-  double *run_ms; /* per row; NAN where the row did not run */
+  double wall_ms, oracle_ms, models_ms, other_ms;
+  double *run_ms, *analysis_ms, *overhead_ms; /* per row; NAN where the row did not run */
 } point;
 
-static c1d_status measure(const c1d_run_config *cfg, const c1d_shape *s, point *pt) {
+/* Runs cfg on shape s, or with analysis_only one output of zeros and nothing else (for the cost of an
+ * analysis on its own). */
+static c1d_status measure(const c1d_run_config *cfg, const c1d_shape *s, int analysis_only, point *pt) {
   c1d_run_config small = *cfg;
   c1d_run_results res;
   c1d_candidate *cands = NULL;
@@ -76,14 +83,20 @@ static c1d_status measure(const c1d_run_config *cfg, const c1d_shape *s, point *
   small.estimate = NULL;
   small.oracle = c1d_run_resolve_oracle(cfg); /* the one the real run will use */
   if (cfg->x) small.dist = C1D_DIST_CONV_INIT;
-  if (cfg->n_candidates > 0) { /* zeros stand in for the files: the analysis costs the same */
-    cands = calloc((size_t)cfg->n_candidates, sizeof *cands);
+  if (analysis_only) {
+    small.n_impls = 0;
+    small.n_candidates = 1;
+    small.compare_a = small.compare_b = NULL;
+  }
+  if (small.n_candidates > 0) { /* zeros stand in for the files: the analysis costs the same */
+    cands = calloc((size_t)small.n_candidates, sizeof *cands);
     zeros = calloc((size_t)c1d_y_count(s), sizeof *zeros);
     if (!cands || !zeros) {
       st = c1d_fail(C1D_ERR_NO_MEMORY, "out of memory for the run estimate");
       goto done;
     }
-    for (int i = 0; i < cfg->n_candidates; i++) cands[i] = (c1d_candidate){cfg->candidates[i].name, zeros};
+    for (int i = 0; i < small.n_candidates; i++)
+      cands[i] = (c1d_candidate){analysis_only ? "zeros" : cfg->candidates[i].name, zeros};
     small.candidates = cands;
   }
   pt->s = *s;
@@ -93,14 +106,18 @@ static c1d_status measure(const c1d_run_config *cfg, const c1d_shape *s, point *
   if (st == C1D_OK) {
     pt->oracle_ms = res.oracle_ms;
     pt->models_ms = res.models_ms;
-    pt->rest_ms = pt->wall_ms - res.oracle_ms - res.models_ms;
-    for (int i = 0; i < cfg->n_impls + cfg->n_candidates; i++) {
-      pt->run_ms[i] = NAN;
-      if (i >= cfg->n_impls || res.impls[i].state != C1D_RESULT_RAN) continue;
-      pt->run_ms[i] = res.impls[i].trials[0].time_median_ms;
-      pt->rest_ms -= runs_per_trial(&small, cfg->impls[i]) * pt->run_ms[i];
+    pt->other_ms = pt->wall_ms - res.oracle_ms - res.models_ms;
+    for (int i = 0; i < res.n_impls; i++) {
+      pt->run_ms[i] = pt->analysis_ms[i] = pt->overhead_ms[i] = NAN;
+      if (res.impls[i].state != C1D_RESULT_RAN) continue;
+      const c1d_trial_result *t = &res.impls[i].trials[0];
+      pt->other_ms -= t->step_ms;
+      pt->analysis_ms[i] = t->analysis_ms;
+      pt->run_ms[i] = i < small.n_impls ? t->time_median_ms : 0.0;
+      const double runs = i < small.n_impls ? runs_per_trial(&small, cfg->impls[i]) * pt->run_ms[i] : 0.0;
+      pt->overhead_ms[i] = fmax(0.0, t->step_ms - t->analysis_ms - runs);
     }
-    if (pt->rest_ms < 0.0) pt->rest_ms = 0.0;
+    if (pt->other_ms < 0.0) pt->other_ms = 0.0;
   }
 done:
   c1d_run_results_free(&res);
@@ -109,48 +126,99 @@ done:
   return st;
 }
 
+static int alloc_point(point *pt, int rows) {
+  pt->run_ms = calloc((size_t)rows + 1, sizeof *pt->run_ms);
+  pt->analysis_ms = calloc((size_t)rows + 1, sizeof *pt->analysis_ms);
+  pt->overhead_ms = calloc((size_t)rows + 1, sizeof *pt->overhead_ms);
+  return pt->run_ms && pt->analysis_ms && pt->overhead_ms;
+}
+
+static void free_point(point *pt) {
+  free(pt->run_ms);
+  free(pt->analysis_ms);
+  free(pt->overhead_ms);
+}
+
+/* The median of the finite values of v[0..n), or NAN. */
+static double finite_median(const double *v, int n) {
+  double *t = malloc((size_t)(n > 0 ? n : 1) * sizeof *t), m = NAN;
+  int k = 0;
+  for (int i = 0; t && i < n; i++)
+    if (isfinite(v[i])) t[k++] = v[i];
+  for (int i = 1; i < k; i++) /* insertion sort: tens of rows */
+    for (int j = i; j > 0 && t[j - 1] > t[j]; j--) {
+      const double x = t[j];
+      t[j] = t[j - 1];
+      t[j - 1] = x;
+    }
+  if (k > 0) m = k % 2 ? t[k / 2] : 0.5 * (t[k / 2 - 1] + t[k / 2]);
+  free(t);
+  return m;
+}
+
 c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e) {
   const int rows = cfg->n_impls + cfg->n_candidates;
   const c1d_shape *s = &cfg->shape;
-  point lo = {0}, hi = {0};
+  point lo = {0}, hi = {0}, wide = {0};
   c1d_status st = C1D_OK;
   memset(e, 0, sizeof *e);
   e->n_rows = rows;
   e->trials = cfg->trials;
   e->row_s = calloc((size_t)rows + 1, sizeof *e->row_s);
-  lo.run_ms = calloc((size_t)rows + 1, sizeof *lo.run_ms);
-  hi.run_ms = calloc((size_t)rows + 1, sizeof *hi.run_ms);
-  if (!e->row_s || !lo.run_ms || !hi.run_ms) {
+  if (!e->row_s || !alloc_point(&lo, rows) || !alloc_point(&hi, rows) || !alloc_point(&wide, 1)) {
     st = c1d_fail(C1D_ERR_NO_MEMORY, "out of memory for the run estimate");
     goto done;
   }
+  /* Three points: tiny (fixed costs), big (every row: runs, analysis, set-up) and, when the real run
+   * is larger still, an analysis alone on twice big's outputs: the explainer's statistics on its
+   * sample cost the same beyond C1D_EXPLAIN_SAMPLE outputs, so only two points past it give the
+   * analysis' cost per output. */
   const int64_t outputs = clamp64((int64_t)(CALIBRATION_GFLOP * 1e9 / (2.0 * (double)s->C * (double)s->K)),
                                   MIN_OUTPUTS, MAX_OUTPUTS);
   const c1d_shape tiny = small_shape(s, 16, 1), big = small_shape(s, outputs, 64);
-  if ((st = measure(cfg, &tiny, &lo)) != C1D_OK || (st = measure(cfg, &tiny, &lo)) != C1D_OK ||
-      (st = measure(cfg, &big, &hi)) != C1D_OK)
+  const c1d_shape twice = small_shape(s, 2 * c1d_y_count(&big), 64);
+  const double out = (double)c1d_y_count(s), out_lo = (double)c1d_y_count(&tiny);
+  const double out_hi = (double)c1d_y_count(&big), out_2 = (double)c1d_y_count(&twice);
+  if ((st = measure(cfg, &tiny, 0, &lo)) != C1D_OK || (st = measure(cfg, &tiny, 0, &lo)) != C1D_OK ||
+      (st = measure(cfg, &big, 0, &hi)) != C1D_OK)
     goto done;
-  /* The rest: a fixed part plus a part per output, through the two points. */
-  const double out_lo = (double)c1d_y_count(&tiny), out_hi = (double)c1d_y_count(&big);
-  double per_output = out_hi > out_lo ? (hi.rest_ms - lo.rest_ms) / (out_hi - out_lo) : hi.rest_ms / out_hi;
-  if (per_output < 0.0) per_output = hi.rest_ms / out_hi;
-  const double fixed = fmax(0.0, lo.rest_ms - per_output * out_lo);
+  const int wide_analysis = out > out_2 && out_2 > out_hi;
+  if (wide_analysis && (st = measure(cfg, &twice, 1, &wide)) != C1D_OK) goto done;
+  const double by_output = out / out_hi, by_flops = c1d_flops(s) / c1d_flops(&big);
+  /* What is not a row's: a fixed part plus a part per output, through the two points. */
+  double per_output = out_hi > out_lo ? (hi.other_ms - lo.other_ms) / (out_hi - out_lo) : hi.other_ms / out_hi;
+  if (per_output < 0.0) per_output = hi.other_ms / out_hi;
+  const double fixed = fmax(0.0, lo.other_ms - per_output * out_lo);
+  e->other_s = 1e-3 * (fixed + per_output * out);
   /* The rounding models run on a sample of at most C1D_EXPLAIN_SAMPLE outputs, C*K products each. */
-  const double sampled = fmin((double)c1d_y_count(s), C1D_EXPLAIN_SAMPLE) / fmin(out_hi, C1D_EXPLAIN_SAMPLE);
-  e->models_s = 1e-3 * hi.models_ms * sampled;
-  e->other_s = 1e-3 * (fixed + per_output * (double)c1d_y_count(s));
-  /* Per-run times scale with the flops; a row that could not run small borrows the slowest rate. */
-  const double scale = c1d_flops(s) / c1d_flops(&big);
+  e->models_s = 1e-3 * hi.models_ms * fmin(out, C1D_EXPLAIN_SAMPLE) / fmin(out_hi, C1D_EXPLAIN_SAMPLE);
+  e->oracle_s = 1e-3 * hi.oracle_ms * by_flops;
+  /* One output's analysis at the real size: through big's typical row and the wide point. */
+  const double typical_analysis = finite_median(hi.analysis_ms, rows);
+  double analysis_slope = NAN;
+  if (wide_analysis && isfinite(typical_analysis) && isfinite(wide.analysis_ms[0]))
+    analysis_slope = fmax(0.0, (wide.analysis_ms[0] - typical_analysis) / (out_2 - out_hi));
+  /* Per row: CPU runs scale with the flops; a GPU's small runs are latency, so its time per run grows
+   * from tiny's to big's and on at that rate; the analysis as above, the set-up stays. A row that
+   * could not run on the small shape borrows the slowest run and the typical analysis. */
+  const double f_lo = c1d_flops(&tiny), f_hi = c1d_flops(&big), f = c1d_flops(s);
   double slowest = hi.oracle_ms;
   for (int i = 0; i < cfg->n_impls; i++)
-    if (!isnan(hi.run_ms[i]) && hi.run_ms[i] > slowest) slowest = hi.run_ms[i];
-  e->oracle_s = 1e-3 * hi.oracle_ms * scale;
+    if (isfinite(hi.run_ms[i]) && hi.run_ms[i] > slowest) slowest = hi.run_ms[i];
   double per_trial = e->oracle_s + e->models_s + e->other_s, work = c1d_flops(s);
-  for (int i = 0; i < cfg->n_impls; i++) {
-    if (!runs_on(cfg->impls[i], s)) continue;
-    const int runs = runs_per_trial(cfg, cfg->impls[i]);
-    const double run_ms = isnan(hi.run_ms[i]) ? slowest : hi.run_ms[i];
-    e->row_s[i] = 1e-3 * runs * run_ms * scale;
+  for (int i = 0; i < rows; i++) {
+    const int is_impl = i < cfg->n_impls;
+    if (is_impl && !runs_on(cfg->impls[i], s)) continue;
+    const int runs = is_impl ? runs_per_trial(cfg, cfg->impls[i]) : 0;
+    double run_ms = isfinite(hi.run_ms[i]) ? hi.run_ms[i] * by_flops : slowest * by_flops;
+    if (is_impl && cfg->impls[i]->backend == C1D_BACKEND_GPU && isfinite(hi.run_ms[i]) && isfinite(lo.run_ms[i]))
+      run_ms = hi.run_ms[i] + fmax(0.0, hi.run_ms[i] - lo.run_ms[i]) / (f_hi - f_lo) * (f - f_hi);
+    const double analysis_big = isfinite(hi.analysis_ms[i]) ? hi.analysis_ms[i] : typical_analysis;
+    const double analysis_ms = !isfinite(analysis_big) ? 0.0
+                               : isnan(analysis_slope) ? analysis_big * by_output
+                                                       : analysis_big + analysis_slope * (out - out_hi);
+    const double overhead_ms = isfinite(hi.overhead_ms[i]) ? hi.overhead_ms[i] : 0.0;
+    e->row_s[i] = 1e-3 * (runs * run_ms + analysis_ms + overhead_ms);
     e->runs += runs * cfg->trials;
     per_trial += e->row_s[i];
     work += runs * c1d_flops(s);
@@ -158,8 +226,9 @@ c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e)
   e->seconds = per_trial * cfg->trials;
   e->gflop = work * cfg->trials * 1e-9;
 done:
-  free(lo.run_ms);
-  free(hi.run_ms);
+  free_point(&lo);
+  free_point(&hi);
+  free_point(&wide);
   return st;
 }
 

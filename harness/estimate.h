@@ -1,8 +1,10 @@
 /* How long a run will take here, said before it starts. The same run (implementations, oracle,
- * candidates, comparison) is timed on two small shapes with the same C, K and D, N = 1 and few outputs:
- * per-run times of each implementation and of the oracle scale with the flops, and the rest (inputs,
- * rounding models, every output's analysis, set-up) is fitted as a fixed part plus a part per output.
- * The calibration takes well under a second; its speeds are this machine's, now, not constants. */
+ * candidates, comparison) is timed on small shapes with the same C, K and D, N = 1 and few outputs:
+ * CPU runs and the oracle scale with the flops, a GPU kernel's time per run grows from the tiny shape's
+ * at the rate between the two small ones (small GPU runs are latency), each output's analysis is
+ * fitted through two points beyond the explainer's sample, the rounding models cost what they cost on
+ * that sample, and the rest (inputs, set-up) is a fixed part plus a part per output. The calibration
+ * takes about a second; its speeds are this machine's, now, not constants. */
 #ifndef C1D_ESTIMATE_H
 #define C1D_ESTIMATE_H
 

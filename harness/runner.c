@@ -209,7 +209,7 @@ static void keep_for_comparison(run_ctx *c, int index, const float *y) {
 
 /* Runs implementation i on this trial's inputs. Its own failures are recorded in its result, not
  * returned; only the analysis and saving can stop the run. */
-static c1d_status run_impl(run_ctx *c, int i, int trial, uint64_t seed) {
+static c1d_status run_impl_steps(run_ctx *c, int i, int trial, uint64_t seed) {
   c1d_impl_result *ir = &c->res->impls[i];
   c1d_trial_result *tr = &ir->trials[trial];
   const c1d_impl *impl = ir->impl;
@@ -254,10 +254,21 @@ static c1d_status run_impl(run_ctx *c, int i, int trial, uint64_t seed) {
   c1d_output_view v = view_of(c, c->y, impl);
   v.s = rs;
   const int partial = rs->N < c->s->N;
-  if ((st = analyze_output(c->cfg, &v, partial ? &c->part_explainer : &c->explainer, tr)) != C1D_OK) return st;
+  const double t0 = now_ms();
+  st = analyze_output(c->cfg, &v, partial ? &c->part_explainer : &c->explainer, tr);
+  tr->analysis_ms = now_ms() - t0;
+  if (st != C1D_OK) return st;
   keep_for_comparison(c, i, c->y);
   if (c->cfg->save_outputs_dir) return save_output(c, impl->name, seed, c->y, NULL);
   return C1D_OK;
+}
+
+/* The step's wall time around it, for run estimates. */
+static c1d_status run_impl(run_ctx *c, int i, int trial, uint64_t seed) {
+  const double t0 = now_ms();
+  const c1d_status st = run_impl_steps(c, i, trial, seed);
+  c->res->impls[i].trials[trial].step_ms = now_ms() - t0;
+  return st;
 }
 
 static c1d_status run_candidate(run_ctx *c, int i, int trial, uint64_t seed) {
@@ -266,8 +277,10 @@ static c1d_status run_candidate(run_ctx *c, int i, int trial, uint64_t seed) {
   c1d_progress_step(c->progress, weight_row(c, i), "analysing %s", cand->name);
   start_trial_result(tr, seed);
   c1d_output_view v = view_of(c, cand->y, NULL);
+  const double t0 = now_ms();
   c1d_status st = analyze_output(c->cfg, &v, &c->explainer, tr);
   if (st == C1D_OK) keep_for_comparison(c, i, cand->y);
+  tr->analysis_ms = tr->step_ms = now_ms() - t0;
   return st;
 }
 

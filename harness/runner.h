@@ -115,6 +115,8 @@ typedef struct c1d_trial_result {
                                changes from run to run) */
   int explained;            /* explanation holds the explainer's verdict */
   c1d_explanation explanation;
+  double step_ms;           /* wall time of the whole step: set-up, runs, transfers, analysis, saving */
+  double analysis_ms;       /* of which the analysis (metrics, profiles, verdict); for run estimates */
 } c1d_trial_result;
 
 typedef enum c1d_result_state {
