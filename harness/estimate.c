@@ -1,9 +1,9 @@
 /* The run estimate (estimate.h): calibration runs through the runner itself, so that everything a real
  * run does is in the measurement. A first run on the smallest shape pays the one-time costs (threads,
  * the CUDA context, first page faults) that the real run pays only once too; then the tiny shape again
- * (fixed costs), a small shape with every row, and an analysis alone on twice its outputs. Checked on
- * the 2-core machine and an H200 (2026-12-01): within a factor 2 of the real time, on the high side
- * on the H200, where the analysis of 67M outputs per row costs less per output than that of 131072. */
+ * (fixed costs), a small shape with every row, and the naive implementation alone on up to eight times
+ * its outputs. Checked against the real runs on the 2-core machine and an H200 (2026-12-01, see the
+ * README): within a factor 2, mostly on the high side. */
 #include "harness/estimate.h"
 
 #include <math.h>
@@ -65,11 +65,13 @@ typedef struct point {
   double *run_ms, *analysis_ms, *overhead_ms; /* per row; NAN where the row did not run */
 } point;
 
-/* Runs cfg on shape s, or with analysis_only one output of zeros and nothing else (for the cost of an
- * analysis on its own). */
+/* Runs cfg on shape s, or with analysis_only the naive implementation alone: an output like most, whose
+ * analysis costs what a typical row's does (the explainer's work depends on what it is shown: an
+ * output of zeros fits no model, and every model is computed for it). */
 static c1d_status measure(const c1d_run_config *cfg, const c1d_shape *s, int analysis_only, point *pt) {
   c1d_run_config small = *cfg;
   c1d_run_results res;
+  const c1d_impl *typical[1] = {NULL};
   c1d_candidate *cands = NULL;
   float *zeros = NULL;
   c1d_status st = C1D_OK;
@@ -84,8 +86,11 @@ static c1d_status measure(const c1d_run_config *cfg, const c1d_shape *s, int ana
   small.oracle = c1d_run_resolve_oracle(cfg); /* the one the real run will use */
   if (cfg->x) small.dist = C1D_DIST_CONV_INIT;
   if (analysis_only) {
-    small.n_impls = 0;
-    small.n_candidates = 1;
+    typical[0] = c1d_find_impl("naive");
+    if (!typical[0]) return c1d_fail(C1D_ERR_INTERNAL, "the registry has no naive implementation");
+    small.impls = typical;
+    small.n_impls = 1;
+    small.n_candidates = 0;
     small.compare_a = small.compare_b = NULL;
   }
   if (small.n_candidates > 0) { /* zeros stand in for the files: the analysis costs the same */
@@ -114,7 +119,7 @@ static c1d_status measure(const c1d_run_config *cfg, const c1d_shape *s, int ana
       pt->other_ms -= t->step_ms;
       pt->analysis_ms[i] = t->analysis_ms;
       pt->run_ms[i] = i < small.n_impls ? t->time_median_ms : 0.0;
-      const double runs = i < small.n_impls ? runs_per_trial(&small, cfg->impls[i]) * pt->run_ms[i] : 0.0;
+      const double runs = i < small.n_impls ? runs_per_trial(&small, small.impls[i]) * pt->run_ms[i] : 0.0;
       pt->overhead_ms[i] = fmax(0.0, t->step_ms - t->analysis_ms - runs);
     }
     if (pt->other_ms < 0.0) pt->other_ms = 0.0;
@@ -170,13 +175,15 @@ c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e)
     goto done;
   }
   /* Three points: tiny (fixed costs), big (every row: runs, analysis, set-up) and, when the real run
-   * is larger still, an analysis alone on twice big's outputs: the explainer's statistics on its
-   * sample cost the same beyond C1D_EXPLAIN_SAMPLE outputs, so only two points past it give the
-   * analysis' cost per output. */
+   * is larger still, the naive implementation alone on up to eight times big's outputs: the explainer's
+   * work on its sample costs the same beyond C1D_EXPLAIN_SAMPLE outputs, so only two points past it
+   * give the cost per output of the analysis and of the explainer's preparation, and the farther apart
+   * they are, the less a busy machine's noise on the small one is multiplied. */
   const int64_t outputs = clamp64((int64_t)(CALIBRATION_GFLOP * 1e9 / (2.0 * (double)s->C * (double)s->K)),
                                   MIN_OUTPUTS, MAX_OUTPUTS);
   const c1d_shape tiny = small_shape(s, 16, 1), big = small_shape(s, outputs, 64);
-  const c1d_shape twice = small_shape(s, 2 * c1d_y_count(&big), 64);
+  const int64_t wide_outputs = clamp64(c1d_y_count(s) / 4, 2 * c1d_y_count(&big), 8 * c1d_y_count(&big));
+  const c1d_shape twice = small_shape(s, wide_outputs, 256);
   const double out = (double)c1d_y_count(s), out_lo = (double)c1d_y_count(&tiny);
   const double out_hi = (double)c1d_y_count(&big), out_2 = (double)c1d_y_count(&twice);
   if ((st = measure(cfg, &tiny, 0, &lo)) != C1D_OK || (st = measure(cfg, &tiny, 0, &lo)) != C1D_OK ||
@@ -190,8 +197,11 @@ c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e)
   if (per_output < 0.0) per_output = hi.other_ms / out_hi;
   const double fixed = fmax(0.0, lo.other_ms - per_output * out_lo);
   e->other_s = 1e-3 * (fixed + per_output * out);
-  /* The rounding models run on a sample of at most C1D_EXPLAIN_SAMPLE outputs, C*K products each. */
-  e->models_s = 1e-3 * hi.models_ms * fmin(out, C1D_EXPLAIN_SAMPLE) / fmin(out_hi, C1D_EXPLAIN_SAMPLE);
+  /* The explainer's preparation: the naive order on every output (per output) and the models on its
+   * sample (fixed beyond C1D_EXPLAIN_SAMPLE outputs): through big and the wide point, past the sample. */
+  e->models_s = 1e-3 * hi.models_ms * by_output;
+  if (wide_analysis)
+    e->models_s = 1e-3 * (hi.models_ms + fmax(0.0, wide.models_ms - hi.models_ms) / (out_2 - out_hi) * (out - out_hi));
   e->oracle_s = 1e-3 * hi.oracle_ms * by_flops;
   /* One output's analysis at the real size: through big's typical row and the wide point. */
   const double typical_analysis = finite_median(hi.analysis_ms, rows);
@@ -213,10 +223,14 @@ c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e)
     double run_ms = isfinite(hi.run_ms[i]) ? hi.run_ms[i] * by_flops : slowest * by_flops;
     if (is_impl && cfg->impls[i]->backend == C1D_BACKEND_GPU && isfinite(hi.run_ms[i]) && isfinite(lo.run_ms[i]))
       run_ms = hi.run_ms[i] + fmax(0.0, hi.run_ms[i] - lo.run_ms[i]) / (f_hi - f_lo) * (f - f_hi);
+    /* A row's analysis beyond the typical one computes model arrays on every output (the first row
+     * that needs them): that part grows with the outputs. */
     const double analysis_big = isfinite(hi.analysis_ms[i]) ? hi.analysis_ms[i] : typical_analysis;
+    const double extra = fmax(0.0, analysis_big - typical_analysis);
     const double analysis_ms = !isfinite(analysis_big) ? 0.0
                                : isnan(analysis_slope) ? analysis_big * by_output
-                                                       : analysis_big + analysis_slope * (out - out_hi);
+                                                       : typical_analysis + analysis_slope * (out - out_hi) +
+                                                             extra * by_output;
     const double overhead_ms = isfinite(hi.overhead_ms[i]) ? hi.overhead_ms[i] : 0.0;
     e->row_s[i] = 1e-3 * (runs * run_ms + analysis_ms + overhead_ms);
     e->runs += runs * cfg->trials;
