@@ -710,6 +710,7 @@ Test(cli, explains_the_example_tensors_of_the_readme) {
 // --- a GPU that is not there ----------------------------------------------------------------------
 
 Test(cli, compare_exits_1_in_one_line_when_a_side_cannot_run_here) {
+  if (!c1d_find_impl("gpu_naive")) cr_skip_test("built without CUDA: no GPU implementation");
   if (!c1d_gpu_why_unavailable()) cr_skip_test("this machine has a CUDA device");
   outcome *o = malloc(sizeof *o);
   run_convlab((const char *[]){"run", "--compare", "gpu_naive,cudnn_tf32", NULL}, o);
@@ -719,6 +720,7 @@ Test(cli, compare_exits_1_in_one_line_when_a_side_cannot_run_here) {
 }
 
 Test(cli, says_no_cuda_device_in_plain_words_where_there_is_no_driver) {
+  if (!c1d_find_impl("gpu_naive")) cr_skip_test("built without CUDA: no GPU implementation");
   if (!c1d_gpu_why_unavailable()) cr_skip_test("this machine has a CUDA device");
   if (access("/proc/driver/nvidia/version", F_OK) == 0) cr_skip_test("an NVIDIA driver is loaded here");
   outcome *o = malloc(sizeof *o);
