@@ -260,11 +260,12 @@ static c1d_status each_point(sweep_plan *p, point_fn visit, void *ctx) {
   for (int d = 0; d < p->n_dists && st == C1D_OK; d++) {
     const c1d_dist dist = p->dists[d];
     for (int64_t C = 1; C * p->a.taps <= p->a.n_max && st == C1D_OK; C *= 2) {
-      const c1d_shape s = {p->a.N, C, p->a.O, p->a.L, p->a.taps, 1, 0};
+      const c1d_shape s = {.N = p->a.N, .C = C, .O = p->a.O, .L = p->a.L, .K = p->a.taps, .D = 1};
       st = visit(p, 'C', dist, &s, ctx);
     }
     for (int64_t K = 1; p->a.k_cin > 0 && K <= p->a.k_max && st == C1D_OK; K *= 2) {
-      const c1d_shape s = {p->a.N, p->a.k_cin, p->a.O, p->a.L > 8 * K ? p->a.L : 8 * K, K, 1, 0};
+      const c1d_shape s = {.N = p->a.N, .C = p->a.k_cin, .O = p->a.O, .L = p->a.L > 8 * K ? p->a.L : 8 * K,
+                           .K = K, .D = 1};
       st = visit(p, 'K', dist, &s, ctx);
     }
   }

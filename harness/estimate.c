@@ -29,11 +29,15 @@ static double now_ms(void) {
 
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-/* s with N = 1 and about `outputs` outputs: O first capped, then L, C, K and D unchanged. */
+/* s with N = 1 and about `outputs` outputs: O first capped (to a multiple of the groups), then L; C,
+ * K, D and everything else unchanged. */
 static c1d_shape small_shape(const c1d_shape *s, int64_t outputs, int64_t max_o) {
   c1d_shape t = *s;
+  const int64_t g = s->G > 1 ? s->G : 1;
   t.N = 1;
   t.O = s->O < max_o ? s->O : max_o;
+  t.O = (t.O + g - 1) / g * g;
+  if (t.O > s->O) t.O = s->O;
   t.L = clamp64(outputs / t.O, s->L < 16 ? s->L : 16, s->L);
   return t;
 }
@@ -179,8 +183,8 @@ c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e)
    * work on its sample costs the same beyond C1D_EXPLAIN_SAMPLE outputs, so only two points past it
    * give the cost per output of the analysis and of the explainer's preparation, and the farther apart
    * they are, the less a busy machine's noise on the small one is multiplied. */
-  const int64_t outputs = clamp64((int64_t)(CALIBRATION_GFLOP * 1e9 / (2.0 * (double)s->C * (double)s->K)),
-                                  MIN_OUTPUTS, MAX_OUTPUTS);
+  const double flops_per_output = c1d_flops(s) / (double)c1d_y_count(s);
+  const int64_t outputs = clamp64((int64_t)(CALIBRATION_GFLOP * 1e9 / flops_per_output), MIN_OUTPUTS, MAX_OUTPUTS);
   const c1d_shape tiny = small_shape(s, 16, 1), big = small_shape(s, outputs, 64);
   const int64_t wide_outputs = clamp64(c1d_y_count(s) / 4, 2 * c1d_y_count(&big), 8 * c1d_y_count(&big));
   const c1d_shape twice = small_shape(s, wide_outputs, 256);
