@@ -52,11 +52,20 @@ static int runs_per_trial(const c1d_run_config *cfg, const c1d_impl *impl) {
   return c1d_run_default_repeats(cfg, impl) + c1d_run_warmups(cfg, impl);
 }
 
+/* The shape impl runs on under cfg: the CPU rows may cover the first cpu_batch_rows batch rows only. */
+static c1d_run_config row_config(const c1d_run_config *cfg, const c1d_impl *impl) {
+  c1d_run_config r = *cfg;
+  if (impl && impl->backend == C1D_BACKEND_CPU && cfg->cpu_batch_rows > 0 && cfg->cpu_batch_rows < cfg->shape.N)
+    r.shape.N = cfg->cpu_batch_rows;
+  return r;
+}
+
 int c1d_run_worth_estimating(const c1d_run_config *cfg) {
-  const double flops = c1d_flops(&cfg->shape);
-  double work = flops; /* the oracle */
-  for (int i = 0; i < cfg->n_impls; i++)
-    if (runs_on(cfg->impls[i], &cfg->shape)) work += runs_per_trial(cfg, cfg->impls[i]) * flops;
+  double work = c1d_flops(&cfg->shape); /* the oracle */
+  for (int i = 0; i < cfg->n_impls; i++) {
+    const c1d_run_config r = row_config(cfg, cfg->impls[i]);
+    if (runs_on(cfg->impls[i], &r.shape)) work += runs_per_trial(&r, cfg->impls[i]) * c1d_flops(&r.shape);
+  }
   return work * cfg->trials >= C1D_ESTIMATE_MIN_GFLOP * 1e9;
 }
 
@@ -86,6 +95,7 @@ static c1d_status measure(const c1d_run_config *cfg, const c1d_shape *s, int ana
   small.x = small.w = small.b = small.st = NULL;
   small.save_outputs_dir = NULL;
   small.progress = 0;
+  small.cpu_batch_rows = 0; /* N = 1 here: every row covers it all */
   small.estimate = NULL;
   small.oracle = c1d_run_resolve_oracle(cfg); /* the one the real run will use */
   if (cfg->x) small.dist = C1D_DIST_CONV_INIT;
@@ -203,9 +213,13 @@ c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e)
   e->other_s = 1e-3 * (fixed + per_output * out);
   /* The explainer's preparation: the naive order on every output (per output) and the models on its
    * sample (fixed beyond C1D_EXPLAIN_SAMPLE outputs): through big and the wide point, past the sample. */
-  e->models_s = 1e-3 * hi.models_ms * by_output;
-  if (wide_analysis)
-    e->models_s = 1e-3 * (hi.models_ms + fmax(0.0, wide.models_ms - hi.models_ms) / (out_2 - out_hi) * (out - out_hi));
+  const double models_slope = wide_analysis ? fmax(0.0, wide.models_ms - hi.models_ms) / (out_2 - out_hi) : NAN;
+  const c1d_run_config cpu_rows = row_config(cfg, &(c1d_impl){.backend = C1D_BACKEND_CPU});
+  const double out_part = (double)c1d_y_count(&cpu_rows.shape);
+  e->models_s = 1e-3 * (wide_analysis ? hi.models_ms + models_slope * (out - out_hi) : hi.models_ms * by_output);
+  if (out_part < out) /* the CPU rows' own explainer, on their batch rows */
+    e->models_s += 1e-3 * (wide_analysis ? hi.models_ms + models_slope * fmax(0.0, out_part - out_hi)
+                                         : hi.models_ms * out_part / out_hi);
   e->oracle_s = 1e-3 * hi.oracle_ms * by_flops;
   /* One output's analysis at the real size: through big's typical row and the wide point. */
   const double typical_analysis = finite_median(hi.analysis_ms, rows);
@@ -215,16 +229,18 @@ c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e)
   /* Per row: CPU runs scale with the flops; a GPU's small runs are latency, so its time per run grows
    * from tiny's to big's and on at that rate; the analysis as above, the set-up stays. A row that
    * could not run on the small shape borrows the slowest run and the typical analysis. */
-  const double f_lo = c1d_flops(&tiny), f_hi = c1d_flops(&big), f = c1d_flops(s);
+  const double f_lo = c1d_flops(&tiny), f_hi = c1d_flops(&big);
   double slowest = hi.oracle_ms;
   for (int i = 0; i < cfg->n_impls; i++)
     if (isfinite(hi.run_ms[i]) && hi.run_ms[i] > slowest) slowest = hi.run_ms[i];
   double per_trial = e->oracle_s + e->models_s + e->other_s, work = c1d_flops(s);
   for (int i = 0; i < rows; i++) {
     const int is_impl = i < cfg->n_impls;
-    if (is_impl && !runs_on(cfg->impls[i], s)) continue;
-    const int runs = is_impl ? runs_per_trial(cfg, cfg->impls[i]) : 0;
-    double run_ms = isfinite(hi.run_ms[i]) ? hi.run_ms[i] * by_flops : slowest * by_flops;
+    const c1d_run_config r = row_config(cfg, is_impl ? cfg->impls[i] : NULL);
+    if (is_impl && !runs_on(cfg->impls[i], &r.shape)) continue;
+    const int runs = is_impl ? runs_per_trial(&r, cfg->impls[i]) : 0;
+    const double f = c1d_flops(&r.shape), out_r = (double)c1d_y_count(&r.shape), row_flops = f / f_hi;
+    double run_ms = (isfinite(hi.run_ms[i]) ? hi.run_ms[i] : slowest) * row_flops;
     if (is_impl && cfg->impls[i]->backend == C1D_BACKEND_GPU && isfinite(hi.run_ms[i]) && isfinite(lo.run_ms[i]))
       run_ms = hi.run_ms[i] + fmax(0.0, hi.run_ms[i] - lo.run_ms[i]) / (f_hi - f_lo) * (f - f_hi);
     /* A row's analysis beyond the typical one computes model arrays on every output (the first row
@@ -232,14 +248,14 @@ c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e)
     const double analysis_big = isfinite(hi.analysis_ms[i]) ? hi.analysis_ms[i] : typical_analysis;
     const double extra = fmax(0.0, analysis_big - typical_analysis);
     const double analysis_ms = !isfinite(analysis_big) ? 0.0
-                               : isnan(analysis_slope) ? analysis_big * by_output
-                                                       : typical_analysis + analysis_slope * (out - out_hi) +
-                                                             extra * by_output;
+                               : isnan(analysis_slope) ? analysis_big * out_r / out_hi
+                                                       : typical_analysis + analysis_slope * (out_r - out_hi) +
+                                                             extra * out_r / out_hi;
     const double overhead_ms = isfinite(hi.overhead_ms[i]) ? hi.overhead_ms[i] : 0.0;
     e->row_s[i] = 1e-3 * (runs * run_ms + analysis_ms + overhead_ms);
     e->runs += runs * cfg->trials;
     per_trial += e->row_s[i];
-    work += runs * c1d_flops(s);
+    work += runs * f;
   }
   e->seconds = per_trial * cfg->trials;
   e->gflop = work * cfg->trials * 1e-9;
@@ -266,15 +282,21 @@ static void format_work(double gflop, char *buf, size_t size) {
 
 void c1d_run_estimate_describe(const c1d_run_config *cfg, const c1d_run_estimate *e, char *buf,
                                size_t size) {
-  char when[32], each[32], all[32], what[160] = "";
+  char when[32], each[32], all[32], what[224] = "";
   int running = 0;
   c1d_format_duration(e->seconds, when, sizeof when);
   format_work(c1d_flops(&cfg->shape) * 1e-9, each, sizeof each);
   format_work(e->gflop, all, sizeof all);
   for (int i = 0; i < cfg->n_impls; i++) running += e->row_s[i] > 0.0 || runs_on(cfg->impls[i], &cfg->shape);
+  const int partial = cfg->cpu_batch_rows > 0 && cfg->cpu_batch_rows < cfg->shape.N;
+  char rows_note[96] = "";
+  if (partial)
+    snprintf(rows_note, sizeof rows_note, ", the CPU ones on %lld of %lld batch rows",
+             (long long)cfg->cpu_batch_rows, (long long)cfg->shape.N);
   if (running > 0)
-    snprintf(what, sizeof what, "%d runs of %s (%d implementation%s, %d trial%s) and ", e->runs, each,
-             running, running == 1 ? "" : "s", cfg->trials, cfg->trials == 1 ? "" : "s");
+    snprintf(what, sizeof what, "%d runs of %s%s (%d implementation%s%s, %d trial%s) and ", e->runs,
+             partial ? "up to " : "", each, running, running == 1 ? "" : "s", rows_note, cfg->trials,
+             cfg->trials == 1 ? "" : "s");
   else
     snprintf(what, sizeof what, "%s for ", each);
   snprintf(buf, size, "about %s here: %sthe float64 oracle on the %s%s%s, %s in all (speeds measured "
