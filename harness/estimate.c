@@ -3,7 +3,7 @@
  * the CUDA context, first page faults) that the real run pays only once too; then the tiny shape again
  * (fixed costs), a small shape with every row, and the naive implementation alone on up to eight times
  * its outputs. Checked against the real runs on the 2-core machine and an H200 (2026-12-01, see the
- * README): within a factor 2, mostly on the high side. */
+ * README): within a factor 2.5, on the high side. */
 #include "harness/estimate.h"
 
 #include <math.h>
