@@ -57,7 +57,7 @@ test: deps-test
 	@if [ -f $(BUILD)/Testing/Temporary/CTestCostData.txt ]; then \
 	  awk '/^---/{exit} NF==3{s+=$$3} END{printf "make test: the suites took %.0f s here last time\n", s}' \
 	    $(BUILD)/Testing/Temporary/CTestCostData.txt; \
-	else echo "make test: builds everything, then every suite: about 3 min on two idle cores the first time"; fi
+	else echo "make test: builds everything, then every suite: 4 to 6 min on the 2-core development machine (busy)"; fi
 	@$(MAKE) --no-print-directory build
 	cd $(BUILD) && ctest --verbose --timeout 1500
 
