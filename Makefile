@@ -31,12 +31,12 @@ build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
 # `make run` needs the program only. Its first build was measured at 72 s of CPU time (user) on the
-# 2-core development machine: about a minute there when idle, three when four other builds share it.
+# 2-core development machine, 3 min 14 s of wall time while four other agents' builds shared it.
 build-convlab: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target convlab
 
 run: deps-run
-	@[ -x $(BUILD)/harness/convlab ] || echo "make run: building convlab first (72 s of CPU time: about a minute on two idle cores)"
+	@[ -x $(BUILD)/harness/convlab ] || echo "make run: building convlab first (72 s of CPU time; 3 min on the 2-core machine while it was busy)"
 	@$(MAKE) --no-print-directory build-convlab
 	./$(BUILD)/harness/convlab run --out $(OUT) --html
 
