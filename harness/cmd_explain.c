@@ -105,10 +105,10 @@ static void print_text(const c1d_explanation *e, const c1d_metrics *m, const c1d
   c1d_shape_format(s, shape, sizeof shape);
   printf("  why: %s\n", e->reason);
   printf("  problem: %s; %lld outputs compared\n", shape, (long long)e->count);
-  printf("  relative L2 error: %.3e; predicted by the models on these inputs: fp32 %.3e, tf32 %.3e "
-         "(truncated %.3e), bf16 inputs %.3e\n",
-         e->rel_l2, e->models[C1D_MODEL_FP32].rel_l2, e->models[C1D_MODEL_TF32_RNA].rel_l2,
-         e->models[C1D_MODEL_TF32_TRUNC].rel_l2, e->models[C1D_MODEL_BF16_INPUTS].rel_l2);
+  printf("  relative L2 error: %.3e; predicted by the models on these inputs:", e->rel_l2);
+  for (int k = 0; k < C1D_MODEL_COUNT; k++) /* the models the explainer evaluated */
+    if (e->models[k].available) printf(" %s %.3e", c1d_model_key(k), e->models[k].rel_l2);
+  printf("\n");
   printf("  median error in units of u*m: %.3g (fp32 model %.3g, tf32 model %.3g)\n", e->cand_stats.z50,
          e->models[C1D_MODEL_FP32].z50, e->models[C1D_MODEL_TF32_RNA].z50);
   printf("  beyond the float32 bounds: deterministic %.3g%%, probabilistic %.3g%%; beyond the TF32 "

@@ -81,7 +81,13 @@ static int sample_model(c1d_explainer *ex, int model) {
   c1d_model_inputs_free(&mi);
   ex->sample_delta[model] = d;
   ex->sample_bias[model] = bs;
-  return 0;
+  /* The model's statistics for the reports, now that it exists (d holds value - oracle). */
+  double *v = malloc((size_t)(S > 0 ? S : 1) * sizeof *v);
+  if (!v) return -1;
+  for (int64_t j = 0; j < S; j++) v[j] = ex->sample_ref[j] + d[j];
+  const int rc = stats_of_packed(ex, v, &ex->info.stats[model]);
+  free(v);
+  return rc;
 }
 
 static const double *lazy_sample_delta(void *ctx, int model) {
@@ -204,26 +210,16 @@ static c1d_layout layout_of(const c1d_explainer *ex) {
   return lay;
 }
 
-/* The reports' legacy statistics: the naive order, and the TF32, truncated TF32 and bf16 predictions. */
+/* The statistics the reports always show: the naive order's, and the TF32 model's (beside every row that
+ * may use TF32). The other models' come with their first use. */
 static c1d_status model_statistics(c1d_explainer *ex) {
   double *v = malloc((size_t)(ex->sample_count > 0 ? ex->sample_count : 1) * sizeof *v);
   if (!v) return c1d_fail(C1D_ERR_NO_MEMORY, "explainer: cannot allocate model statistics");
-  static const int models[] = {C1D_MODEL_FP32, C1D_MODEL_TF32_RNA, C1D_MODEL_TF32_TRUNC,
-                               C1D_MODEL_BF16_INPUTS, C1D_MODEL_TF32_RNE, C1D_MODEL_FP16_INPUTS};
-  for (unsigned k = 0; k < sizeof models / sizeof models[0]; k++) {
-    const int m = models[k];
-    const double *d = m == C1D_MODEL_FP32 ? ex->naive_err : lazy_sample_delta(ex, m);
-    if (!d) {
-      free(v);
-      return c1d_fail(C1D_ERR_NO_MEMORY, "explainer: cannot allocate the %s model", c1d_model_name(m));
-    }
-    for (int64_t j = 0; j < ex->sample_count; j++) v[j] = ex->sample_ref[j] + d[j];
-    if (stats_of_packed(ex, v, &ex->info.stats[m]) != 0) {
-      free(v);
-      return c1d_fail(C1D_ERR_NO_MEMORY, "explainer: cannot allocate model statistics");
-    }
-  }
+  for (int64_t j = 0; j < ex->sample_count; j++) v[j] = ex->sample_ref[j] + ex->naive_err[j];
+  const int rc = stats_of_packed(ex, v, &ex->info.stats[C1D_MODEL_FP32]);
   free(v);
+  if (rc != 0 || sample_model(ex, C1D_MODEL_TF32_RNA) != 0)
+    return c1d_fail(C1D_ERR_NO_MEMORY, "explainer: cannot allocate model statistics");
   return C1D_OK;
 }
 

@@ -260,7 +260,7 @@ static int test_stage(const c1d_layout *lay, const family *fams, const float *q2
       int64_t cnt;
       region_sum(s, lay, f, g, &sum, &cnt);
       if (cnt < 8) continue; /* single elements are tested on their own */
-      if (sum > threshold(tr, cnt, tr->a_region)) {
+      if (sum > c1d_sum_upper_quantile_z((double)cnt, tr->mu, tr->var, tr->z_region)) {
         fire[f][g] = 1;
         fired++;
       }
@@ -320,6 +320,7 @@ int c1d_run_tests(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q
   for (int f = 0; f < FAM_COUNT; f++) regions += family_regions(lay, (family)f);
   const double quarter = 0.25 * ALPHA_TOTAL;
   tr->a_region = quarter / (double)(regions > 0 ? regions : 1);
+  tr->z_region = c1d_normal_upper_quantile(tr->a_region);
   test_elements(lay, nr, q2, mark, tr, quarter);
   test_counts(lay, nr, q2, mark, tr, quarter);
   sums s;
@@ -338,7 +339,7 @@ int c1d_run_tests(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q
 void c1d_detection_limits(const c1d_layout *lay, const float *q2, const double *inv_s2,
                           const c1d_test_result *tr, double *lim32, double *lim_all) {
   const int64_t rows = lay->N * lay->O, L = lay->L, segs = segs_of(lay);
-  const double t32 = threshold(tr, SEG, tr->a_region);
+  const double t32 = c1d_sum_upper_quantile_z((double)SEG, tr->mu, tr->var, tr->z_region);
   double worst = 0.0, sum_q2 = 0.0, sum_inv = 0.0;
   int64_t count = 0;
 #pragma omp parallel for schedule(static) reduction(max : worst)

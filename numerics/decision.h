@@ -27,6 +27,7 @@ typedef struct c1d_test_result {
   int64_t regions_fired;
   int fired_global;     /* the whole output, after the regions */
   double a_region;      /* false-alarm probability per region (Bonferroni) */
+  double z_region;      /* its normal quantile */
   double mu, var;       /* the null law of q^2 */
 } c1d_test_result;
 

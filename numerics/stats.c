@@ -24,10 +24,16 @@ double c1d_chi2_upper_quantile(double nu, double p) {
   return nu * c * c * c;
 }
 
+double c1d_sum_upper_quantile_z(double n, double mu, double var, double z) {
+  /* Gamma(shape k, scale theta) with k*theta = n*mu, k*theta^2 = n*var: theta/2 * chi2_{2k}, the
+   * chi-square quantile by Wilson-Hilferty. */
+  const double theta = var / mu, nu = 2.0 * n * mu * mu / var, a = 2.0 / (9.0 * nu);
+  const double c = 1.0 - a + z * sqrt(a);
+  return 0.5 * theta * nu * c * c * c;
+}
+
 double c1d_sum_upper_quantile(double n, double mu, double var, double p) {
-  /* Gamma(shape k, scale theta) with k*theta = n*mu, k*theta^2 = n*var: theta/2 * chi2_{2k}. */
-  const double theta = var / mu, k = n * mu * mu / var;
-  return 0.5 * theta * c1d_chi2_upper_quantile(2.0 * k, p);
+  return c1d_sum_upper_quantile_z(n, mu, var, c1d_normal_upper_quantile(p));
 }
 
 double c1d_poisson_upper_quantile(double lambda, double p) {

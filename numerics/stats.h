@@ -21,6 +21,9 @@ double c1d_chi2_upper_quantile(double nu, double p);
  * (> 0), by the gamma law with the same mean and variance. */
 double c1d_sum_upper_quantile(double n, double mu, double var, double p);
 
+/* The same with the normal quantile z = c1d_normal_upper_quantile(p) given (for many n at one p). */
+double c1d_sum_upper_quantile_z(double n, double mu, double var, double z);
+
 /* The smallest k with P(X >= k) <= p for X ~ Poisson(lambda). */
 double c1d_poisson_upper_quantile(double lambda, double p);
 
