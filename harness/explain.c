@@ -100,6 +100,22 @@ static const double *lazy_sample_bias(void *ctx, int model) {
   return sample_model(ex, model) == 0 ? ex->sample_bias[model] : NULL;
 }
 
+static const double *lazy_sample_permuted(void *ctx) {
+  c1d_explainer *ex = ctx;
+  if (ex->permuted_err) return ex->permuted_err;
+  const int64_t S = ex->sample_count;
+  double *d = malloc((size_t)(S > 0 ? S : 1) * sizeof *d);
+  if (!d) return NULL;
+  const c1d_shape *s = &ex->shape;
+#pragma omp parallel for schedule(dynamic, 256)
+  for (int64_t j = 0; j < S; j++) {
+    int64_t n, o, t;
+    sample_position(s, ex->sample[j], &n, &o, &t);
+    d[j] = (double)c1d_permuted_fp32_at(s, ex->x, ex->w, ex->b, ex->st, ex->perm, n, o, t) - ex->sample_ref[j];
+  }
+  return ex->permuted_err = d;
+}
+
 static const double *lazy_sample_sq(void *ctx) {
   c1d_explainer *ex = ctx;
   if (ex->sample_sq) return ex->sample_sq;
@@ -241,7 +257,6 @@ c1d_status c1d_explainer_prepare_ex(c1d_explainer *ex, const c1d_shape *s, const
   ex->x = in->x, ex->w = in->w, ex->b = in->b, ex->st = in->st;
   ex->ref = in->ref;
   ex->mag = in->mag;
-  const float *x = in->x, *w = in->w, *b = in->b;
   const double *ref = in->ref;
   const int64_t total = c1d_y_count(s);
   /* Every element when there are few; else a fixed pseudo-random sample (strides could alias with L). */
@@ -252,11 +267,9 @@ c1d_status c1d_explainer_prepare_ex(c1d_explainer *ex, const c1d_shape *s, const
   ex->sample_ref = malloc(sb * sizeof *ex->sample_ref);
   ex->sample_mag = malloc(sb * sizeof *ex->sample_mag);
   ex->naive_err = malloc(sb * sizeof *ex->naive_err);
-  ex->permuted_err = malloc(sb * sizeof *ex->permuted_err);
   int32_t *perm = ex->perm = malloc((size_t)c1d_terms(s) * sizeof *perm);
   c1d_status st = C1D_OK;
-  if (!ex->terms_t || !ex->sample || !ex->sample_ref || !ex->sample_mag || !ex->naive_err ||
-      !ex->permuted_err || !perm) {
+  if (!ex->terms_t || !ex->sample || !ex->sample_ref || !ex->sample_mag || !ex->naive_err || !perm) {
     st = c1d_fail(C1D_ERR_NO_MEMORY, "explainer: cannot allocate its sample of %lld elements",
                   (long long)S);
     goto done;
@@ -308,12 +321,10 @@ c1d_status c1d_explainer_prepare_ex(c1d_explainer *ex, const c1d_shape *s, const
     ex->sample_ref[j] = ref[i];
     ex->sample_mag[j] = mag[i];
     ex->naive_err[j] = (double)ex->naive[i] - ref[i];
-    ex->permuted_err[j] = (double)c1d_permuted_fp32_at(s, x, w, b, ex->st, perm, n, o, t) - ref[i];
   }
   ex->info.count = S;
   ex->info.idx = ex->sample;
   ex->info.naive_err = ex->naive_err;
-  ex->info.permuted_err = ex->permuted_err;
   st = model_statistics(ex);
 done:
   if (st != C1D_OK) c1d_explainer_release(ex);
@@ -343,7 +354,8 @@ c1d_status c1d_explainer_explain(c1d_explainer *ex, const float *cand, int repea
   in.noise = &ex->noise;
   in.sample = &ex->info;
   in.models = (c1d_model_provider){ex,           lazy_sample_delta, lazy_sample_bias, lazy_sample_sq,
-                                   lazy_full_delta, lazy_full_bias, lazy_full_sq, lazy_arbitrary_noise};
+                                   lazy_full_delta, lazy_full_bias, lazy_full_sq, lazy_sample_permuted,
+                                   lazy_arbitrary_noise};
   in.repeat_checked = repeat_checked;
   in.repeat_identical = repeat_identical;
   if (c1d_classify(&in, out) != 0)

@@ -270,7 +270,9 @@ typedef struct sample_scratch {
   double ref_tail;   /* the mean of its largest 1% */
   double ref_level;  /* its mean without the largest 1% */
   int failed;        /* a model array could not be had */
+  int order_known;   /* order_sensitive is computed (on first need) */
   int order_sensitive;
+  c1d_explanation *out; /* where the order ratio is reported */
 } sample_scratch;
 
 static const double *sample_delta(const c1d_classifier_input *in, int model, sample_scratch *sc) {
@@ -293,6 +295,39 @@ static const double *sample_sq(const c1d_classifier_input *in, const explan *x, 
   if (!d) sc->failed = 1;
   return d;
 }
+
+/* Order sensitivity: an arbitrary order's error against the naive one's, on the sample (medians of
+ * squares), computed the first time a decision needs it. Sets sc->failed without memory. */
+static int order_sensitive(const c1d_classifier_input *in, sample_scratch *sc) {
+  if (sc->order_known) return sc->order_sensitive;
+  sc->order_known = 1;
+  const double *pe = in->models.sample_permuted(in->models.ctx);
+  const c1d_model_sample *sm = in->sample;
+  if (!pe) {
+    sc->failed = 1;
+    return 0;
+  }
+  double *v = malloc((size_t)(sm->count > 0 ? sm->count : 1) * sizeof *v);
+  if (!v) {
+    sc->failed = 1;
+    return 0;
+  }
+  int64_t n = 0;
+  for (int64_t j = 0; j < sm->count; j++) {
+    const double s = in->noise->sigma[sm->idx[j]], g = pe[j];
+    if (s > 0 && isfinite(g)) v[n++] = (g / s) * (g / s);
+  }
+  const double med = quantile(v, n, 0.5);
+  free(v);
+  const double ratio = sc->ref_median > 0 ? med / sc->ref_median : (med > 0 ? INFINITY : 1.0);
+  sc->order_sensitive = ratio > 2.0;
+  if (sc->out) {
+    sc->out->order_ratio = ratio;
+    sc->out->order_sensitive = sc->order_sensitive;
+  }
+  return sc->order_sensitive;
+}
+
 
 /* Fits kappa of truncated accumulation by weighted least squares, once more without the 5% largest
  * residuals (so that a local bug does not pull it). Returns 0 when the sample gives no leverage. */
@@ -401,7 +436,7 @@ static void choose(const c1d_classifier_input *in, int store, double scale, samp
                 .allow = try_order[k].allow, .store = store, .declared = declared, .scale = scale};
     if (x.allow && have_fit && !out->x.allow) continue; /* never looser than a fit in hand */
     /* On order-sensitive inputs a product allowance would only stand in for another order's error. */
-    if (x.allow && sc->order_sensitive) continue;
+    if (x.allow && order_sensitive(in, sc)) continue;
     /* A truncation bias or a product allowance changes the residual by a few times the noise level at
      * most: where the plain model misses by far more, they cannot help. (A 3xTF32 split can: on
      * subnormal inputs TF32's fixed spacing makes its products far from exact.) */
@@ -765,19 +800,7 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
     sc.ref_tail = n ? top_mean(sc.a, n) : 0.0;
     sc.ref_level = n ? body_mean(sc.a, n) : 0.0;
   }
-  /* Order sensitivity: an arbitrary order against the naive one, on the sample. */
-  out->order_ratio = 1.0;
-  if (sm->permuted_err) {
-    int64_t n = 0;
-    for (int64_t j = 0; j < sm->count; j++) {
-      const double s = in->noise->sigma[sm->idx[j]], g = sm->permuted_err[j];
-      if (s > 0 && isfinite(g)) sc.a[n++] = (g / s) * (g / s);
-    }
-    const double med = quantile(sc.a, n, 0.5);
-    out->order_ratio = sc.ref_median > 0 ? med / sc.ref_median : (med > 0 ? INFINITY : 1.0);
-    out->order_sensitive = out->order_ratio > 2.0;
-    sc.order_sensitive = out->order_sensitive;
-  }
+  sc.out = out;
   choice ch;
   choose(in, store_decisive ? store : STORE_NONE, 1.0, &sc, &ch);
   if (store != STORE_NONE && !store_decisive && !(ch.fits && ch.ratio.tail <= fit_limit(sm->count))) {
@@ -811,7 +834,8 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
   const int unexplained = !ch.fits && !bug;
   /* Order-sensitive inputs: does an arbitrary order's level explain what the naive one does not? */
   int order_explains = 0;
-  if (bug && out->order_sensitive && fp.beyond == 0 && sm->permuted_err) {
+  if (bug && fp.beyond == 0 && order_sensitive(in, &sc)) {
+    const double *pe = in->models.sample_permuted(in->models.ctx);
     /* The reference becomes an arbitrary order's own realisation on every element (with the naive
      * order's where larger). */
     c1d_classifier_input in2 = *in;
@@ -824,13 +848,15 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
     sample_scratch sc2 = sc;
     int64_t n2 = 0;
     for (int64_t j = 0; j < sm->count; j++) {
-      const double s2 = in2.noise->sigma[sm->idx[j]], g = sm->permuted_err[j];
+      const double s2 = in2.noise->sigma[sm->idx[j]], g = pe[j];
       if (s2 > 0 && isfinite(g)) sc2.a[n2++] = (g / s2) * (g / s2);
     }
     sc2.ref_median = quantile(sc2.a, n2, 0.5);
     sc2.ref_tail = n2 ? top_mean(sc2.a, n2) : 0.0;
     sc2.ref_level = n2 ? body_mean(sc2.a, n2) : 0.0;
+    sc2.order_known = 1;
     sc2.order_sensitive = 0;
+    sc2.out = NULL;
     choice ch2;
     choose(&in2, ch.x.store, 1.0, &sc2, &ch2);
     if (sc2.failed) {

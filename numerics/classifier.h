@@ -132,7 +132,6 @@ typedef struct c1d_model_sample {
   int64_t count;
   const int64_t *idx;
   const double *naive_err;                /* the naive order's float32 error */
-  const double *permuted_err;             /* an arbitrary order's float32 error (NULL: not known) */
   c1d_error_stats stats[C1D_MODEL_COUNT]; /* each model's error statistics on the sample */
 } c1d_model_sample;
 
@@ -150,6 +149,8 @@ typedef struct c1d_model_provider {
   const float *(*delta)(void *ctx, int model);
   const float *(*tc_bias)(void *ctx, int model);
   const float *(*sq_products)(void *ctx);
+  /* An arbitrary order's float32 error on the sample (c1d_permuted_fp32_at): for order sensitivity. */
+  const double *(*sample_permuted)(void *ctx);
   /* The reference noise of an arbitrary order (a pseudo-random order of the terms) combined with the
    * naive order's (c1d_noise_ref_combine), for order-sensitive inputs. */
   const c1d_noise_ref *(*arbitrary_noise)(void *ctx);
@@ -191,7 +192,7 @@ typedef struct c1d_explanation {
   int product_allowance;             /* 1: products with about 22 bits allowed (3xTF32-class) */
   double fit_ratio;                  /* median (r/sigma)^2 over the naive order's, on the sample */
   int order_sensitive;               /* an arbitrary order's error exceeds the naive order's twice */
-  double order_ratio;                /* that ratio (medians of squares) */
+  double order_ratio;                /* that ratio (medians of squares); 0 when not needed */
   /* The statistical decision. */
   double alpha;                      /* C1D_ALPHA */
   char test[64];                     /* the test that fired ("region: channel 7", ...), "" if none */
