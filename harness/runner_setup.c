@@ -116,6 +116,14 @@ int c1d_run_memory_parts(const c1d_run_config *cfg, c1d_memory_part *parts) {
   /* split_3xtf32 keeps two copies of x and w; tap_partial K rows of L per thread; kahan* L per thread. */
   PART("a CPU implementation's scratch",
        any_cpu ? 8.0 * (nx + nw) + threads * L * (s->K > 4 ? 4.0 * (double)s->K : 16.0) : 0.0);
+  /* reference/oracle_f64.c: with states, x and the sums over L + (K-1)*D positions; a grouped
+   * problem with many terms, one group's x and sums at a time. */
+  const double padded = (double)(s->L + c1d_pad(s)), Nd = (double)s->N;
+  const double G = (double)c1d_groups(s);
+  PART("the oracle's copies with the states",
+       s->states ? Nd * (4.0 * (double)s->C + 16.0 * (double)s->O) * padded : 0.0);
+  PART("the oracle's copies of one group",
+       G > 1 && c1d_terms(s) > 256 ? Nd * (4.0 * (double)s->C + 16.0 * (double)s->O) / G * padded : 0.0);
   PART("the CPU oracle's packed w and tiles",
        c1d_run_resolve_oracle(cfg) == C1D_ORACLE_CPU ? c1d_oracle_f64_scratch_bytes(s) : 0.0);
   /* The naive order's output, sigma, the classification's arrays and one model's full arrays
