@@ -75,6 +75,11 @@ static c1d_status set_value(c1d_option *o, const char *value) {
     case C1D_OPT_INT: return c1d_parse_int(o->name, value, o->min, o->max, (int64_t *)o->dest);
     case C1D_OPT_U64: return c1d_parse_u64(o->name, value, (uint64_t *)o->dest);
     case C1D_OPT_DOUBLE: return c1d_parse_double(o->name, value, (double)o->min, (double *)o->dest);
+    case C1D_OPT_OPTIONAL:
+      if (!value) value = ""; /* given alone */
+      else if (value[0] == '\0') return c1d_fail(C1D_ERR_USAGE, "%s needs a non-empty value", o->name);
+      *(const char **)o->dest = value;
+      return C1D_OK;
     case C1D_OPT_STRING:
       if (value[0] == '\0') return c1d_fail(C1D_ERR_USAGE, "%s needs a non-empty value", o->name);
       *(const char **)o->dest = value;
@@ -134,6 +139,8 @@ c1d_status c1d_cli_parse(c1d_option *opts, int n_opts, int argc, char **argv, in
       if (eq) return c1d_fail(C1D_ERR_USAGE, "%s takes no value", o->name);
     } else if (eq) {
       value = eq + 1;
+    } else if (o->kind == C1D_OPT_OPTIONAL) {
+      if (i + 1 < argc && argv[i + 1][0] != '-') value = argv[++i]; /* else: given alone */
     } else if (i + 1 < argc) {
       value = argv[++i];
     } else {
@@ -151,8 +158,9 @@ void c1d_cli_help(FILE *f, const char *usage, const char *description, const c1d
   if (n_opts > 0) fprintf(f, "\noptions:\n");
   for (int i = 0; i < n_opts; i++) {
     char left[64];
-    snprintf(left, sizeof left, "%s%s%s", opts[i].name, opts[i].metavar ? " " : "",
-             opts[i].metavar ? opts[i].metavar : "");
+    const int optional = opts[i].kind == C1D_OPT_OPTIONAL && opts[i].metavar;
+    snprintf(left, sizeof left, "%s%s%s%s%s", opts[i].name, opts[i].metavar ? " " : "", optional ? "[" : "",
+             opts[i].metavar ? opts[i].metavar : "", optional ? "]" : "");
     fprintf(f, "  %-22s %s\n", left, opts[i].help);
   }
   fprintf(f, "  %-22s %s\n", "--help", "this text");

@@ -22,7 +22,9 @@ typedef enum c1d_opt_kind {
   C1D_OPT_U64,    /* dest is uint64_t*, any non-negative 64-bit value */
   C1D_OPT_DOUBLE, /* dest is double*, finite and >= min */
   C1D_OPT_STRING, /* dest is const char** (points into argv) */
-  C1D_OPT_LIST    /* dest is c1d_string_list*: each use appends one value; may be given several times */
+  C1D_OPT_LIST,   /* dest is c1d_string_list*: each use appends one value; may be given several times */
+  C1D_OPT_OPTIONAL /* dest is const char**: "--name=V" or "--name V" (V not starting with '-') sets V;
+                      "--name" alone sets "" (given, without a value) */
 } c1d_opt_kind;
 
 /* The values of a C1D_OPT_LIST option, in command-line order (pointing into argv). */

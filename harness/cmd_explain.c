@@ -1,12 +1,12 @@
-/* convlab explain: is an output of yours a bug, or rounding? Reads x, w, (b) and one or more outputs y
- * from .npy files, computes the float64 oracle and the rounding models on those very inputs, and
+/* convlab explain: is an output of yours a bug, or rounding? Reads x, w, (b, initial states) and one or
+ * more outputs y from .npy files, or all of them from one safetensors case (--case), computes the float64 oracle and the rounding models on those very inputs, and
  * prints for each y the verdict in plain words on its first line, then the evidence that decided it
  * (or JSON with --json). --out DIR writes the same reports as convlab run (report.json, .csv, .txt,
  * and with --html report.html), one row per y named file:NAME. Exit status 0 whatever the verdict; 1
  * when the work fails, 2 for a bad command line.
  *
  * The options feed three steps, each its own function: where the inputs come from (load_inputs: the
- * .npy files today), the run (the runner, as convlab run), and what is printed or written (emit). A new
+ * .npy files or the case), the run (the runner, as convlab run), and what is printed or written (emit). A new
  * kind of input or a new flag is a line in the table and a branch in the step it belongs to. */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -22,34 +22,49 @@
 #include "harness/report_files.h"
 #include "harness/runner.h"
 #include "numerics/bounds.h"
+#include "reference/dtype.h"
 
 static const char usage[] =
-    "convlab explain --x X.npy --w W.npy [--b B.npy] [--dilation D] --y Y.npy [--y Y2.npy ...]";
+    "convlab explain --x X.npy --w W.npy [--b B.npy] [--initial-states S.npy] --y Y.npy [--y Y2.npy ...]\n"
+    "                [--dilation D] [--groups G] [--activation silu] [--layout nlc] [--json]\n"
+    "       convlab explain --case FILE.safetensors [--dilation D] [--groups G] [--activation silu]\n"
+    "                [--layout nlc] [--json]";
 static const char description[] =
-    "Explains outputs y of the causal Conv1d of x and w (and b): for each --y the first line is the\n"
-    "verdict (fp32-rounding, tf32-inputs, reduced-precision, bug-localized, bug-global, non-finite or\n"
-    "inconclusive) in plain words, the evidence follows. --json prints one JSON object (an array of\n"
-    "them with several --y) whose \"verdict\" field holds the verdict. --out DIR writes the reports of\n"
-    "convlab run (and --html the page), one row per y named file:NAME (NAME: the file's name, or the\n"
-    "path where two share one). float64 inputs are rounded to float32, with a note.\n"
-    "Exit status: 0 whatever the verdict, 1 when the files cannot be used, 2 for a bad command line.";
+    "Explains outputs y of the causal Conv1d of x and w (and b, and the initial states): for each y the\n"
+    "first line is the verdict (fp32-rounding, tf32-inputs, reduced-precision with the stage that lost\n"
+    "precision, bug-localized, bug-global, non-finite or inconclusive) in plain words, the evidence\n"
+    "follows. A case is one safetensors file holding tensors x, w, y and optionally b and\n"
+    "initial_states, each F32, BF16 or F16 (the types are the problem's: the contract is exact products,\n"
+    "a float32 sum, the activation in float32, one rounding to y's type). w is (O, C/G, K), or (C, K) or\n"
+    "(C, 1, K) for a depthwise conv; the states are (N, C, (K-1)*D). .npy files may be float32, float16\n"
+    "or (inputs) float64, rounded to float32 with a note. --json prints one JSON object (an array of\n"
+    "them with several --y) whose \"verdict\" field holds the verdict, and \"where\" the stage for\n"
+    "reduced-precision. --out DIR writes the reports of convlab run (and --html the page), one row per\n"
+    "y named file:NAME (NAME: the file's name, or the path where two share one).\n"
+    "Exit status: 0 whatever the verdict, 1 when the files cannot be used (or disagree with the flags),\n"
+    "2 for a bad command line.";
 
 typedef struct explain_args {
   int64_t D;
   int json, html, estimate;
   double lambda;
   const char *oracle, *out;
-  const char *x, *w, *b;
+  const char *x, *w, *b, *states, *case_path;
+  c1d_problem_flags problem;
   c1d_string_list y;
 } explain_args;
 
-#define N_OPTS 11
-static void option_table(explain_args *a, c1d_option *o) {
-  const c1d_option t[N_OPTS] = {
+#define MAX_OPTS 32
+static int option_table(explain_args *a, c1d_option *o) {
+  const c1d_option t[] = {
+      {"--case", C1D_OPT_STRING, &a->case_path, 0, 0, "FILE",
+       "x, w, b, initial_states and y from one .safetensors file", 0},
       {"--x", C1D_OPT_STRING, &a->x, 0, 0, "FILE", "input x (N,C,L), .npy", 0},
-      {"--w", C1D_OPT_STRING, &a->w, 0, 0, "FILE", "weights w (O,C,K), .npy", 0},
+      {"--w", C1D_OPT_STRING, &a->w, 0, 0, "FILE", "weights w (O,C/G,K), or (C,K) depthwise, .npy", 0},
       {"--b", C1D_OPT_STRING, &a->b, 0, 0, "FILE", "bias b (O), .npy (optional)", 0},
-      {"--y", C1D_OPT_LIST, &a->y, 0, 0, "FILE", "an output to explain (N,O,L), float32 .npy; repeatable", 0},
+      {"--initial-states", C1D_OPT_STRING, &a->states, 0, 0, "FILE",
+       "initial states (N,C,(K-1)*D) before t=0, .npy (optional)", 0},
+      {"--y", C1D_OPT_LIST, &a->y, 0, 0, "FILE", "an output to explain (N,O,L), float32 or float16 .npy; repeatable", 0},
       {"--dilation", C1D_OPT_INT, &a->D, 1, C1D_MAX_SPAN, "D", "dilation D (default 1)", 0},
       {"--lambda", C1D_OPT_DOUBLE, &a->lambda, 0, 0, "L", "probabilistic bound constant (default 6)", 0},
       {"--oracle", C1D_OPT_STRING, &a->oracle, 0, 0, "WHERE", "cpu, gpu or auto (default)", 0},
@@ -58,7 +73,18 @@ static void option_table(explain_args *a, c1d_option *o) {
       {"--html", C1D_OPT_FLAG, &a->html, 0, 0, NULL, "with --out: also report.html, plots that open offline", 0},
       {"--estimate", C1D_OPT_FLAG, &a->estimate, 0, 0, NULL, "say how big the work is and how long it takes here; stop", 0},
   };
+  const int n = (int)(sizeof t / sizeof t[0]);
   memcpy(o, t, sizeof t);
+  return n + c1d_problem_options(&a->problem, o + n);
+}
+
+/* What a reduced-precision stage means, in words. */
+static const char *reduced_stage(const c1d_explanation *e) {
+  if (!strcmp(e->where, "inputs")) return "inputs rounded to a narrower type than given";
+  if (!strcmp(e->where, "products")) return "products rounded (to bf16, or about 22 bits) before the sum";
+  if (!strcmp(e->where, "accumulation")) return "sums kept in fp16 or bf16";
+  if (!strcmp(e->where, "output")) return "the result rounded to a narrower format, or twice";
+  return strcmp(e->fingerprint, "fp32") ? "outputs stored in a narrower format than float32" : "reduced precision";
 }
 
 /* The verdict as a sentence a person reads first. */
@@ -74,9 +100,9 @@ static void headline(const c1d_explanation *e, char *buf, size_t size) {
                           "(tf32-inputs).");
       break;
     case C1D_VERDICT_REDUCED_PRECISION:
-      snprintf(buf, size, "Not a bug: reduced precision, %s (reduced-precision).",
-               strcmp(e->fingerprint, "fp32") ? "outputs stored in a narrower format than float32"
-                                              : "inputs or products in bf16");
+      snprintf(buf, size, "Rounding, but more than the contract allows: precision was lost in the %s, %s "
+                          "(reduced-precision, where: %s).",
+               e->where[0] ? e->where : "arithmetic", reduced_stage(e), e->where[0] ? e->where : "?");
       break;
     case C1D_VERDICT_BUG_LOCALIZED:
       snprintf(buf, size, "A bug in %s: n %s, o %s, t %s (bug-localized).", r->kind,
@@ -137,11 +163,25 @@ static cJSON *verdict_json(const c1d_explanation *e, const c1d_metrics *m, const
   for (unsigned i = 0; i < sizeof dims / sizeof dims[0]; i++)
     cJSON_AddNumberToObject(p, dims[i].k, (double)dims[i].v);
   cJSON_AddBoolToObject(p, "bias", s->bias);
+  cJSON_AddNumberToObject(p, "G", (double)c1d_groups(s));
+  cJSON_AddBoolToObject(p, "initial_states", s->states);
+  cJSON_AddStringToObject(p, "activation", s->act == C1D_ACT_SILU ? "silu" : "none");
+  cJSON_AddStringToObject(p, "layout", s->layout == C1D_LAYOUT_NLC ? "nlc" : "ncl");
+  cJSON *dt = cJSON_AddObjectToObject(p, "dtypes");
+  const struct { const char *k; c1d_dtype d; } types[] = {
+      {"x", s->dt.x}, {"w", s->dt.w}, {"b", s->dt.b}, {"initial_states", s->dt.s}, {"y", s->dt.y}};
+  for (unsigned i = 0; i < sizeof types / sizeof types[0]; i++)
+    cJSON_AddStringToObject(dt, types[i].k, c1d_dtype_name(types[i].d));
   cJSON *f = cJSON_AddObjectToObject(root, "files");
-  cJSON_AddStringToObject(f, "x", a->x);
-  cJSON_AddStringToObject(f, "w", a->w);
-  if (a->b) cJSON_AddStringToObject(f, "b", a->b);
-  cJSON_AddStringToObject(f, "y", y_path);
+  if (a->case_path) {
+    cJSON_AddStringToObject(f, "case", a->case_path);
+  } else {
+    cJSON_AddStringToObject(f, "x", a->x);
+    cJSON_AddStringToObject(f, "w", a->w);
+    if (a->b) cJSON_AddStringToObject(f, "b", a->b);
+    if (a->states) cJSON_AddStringToObject(f, "initial_states", a->states);
+    cJSON_AddStringToObject(f, "y", y_path);
+  }
   cJSON *mt = cJSON_AddObjectToObject(root, "metrics");
   cJSON_AddNumberToObject(mt, "max_abs", m->max_abs);
   cJSON_AddNumberToObject(mt, "max_rel", m->max_rel);
@@ -153,16 +193,21 @@ static cJSON *verdict_json(const c1d_explanation *e, const c1d_metrics *m, const
 
 // --- the steps -----------------------------------------------------------------------------------
 
-/* Where the inputs come from: the .npy files, headers first (shape, every y), then the data. */
+/* Where the inputs come from: the .npy files, headers first (shape, every y), then the data; or the case,
+ * read whole. */
 static c1d_status load_inputs(const explain_args *a, c1d_user_files *u, c1d_run_config *cfg,
                               c1d_run_estimate *est) {
   c1d_status st;
   u->x = a->x;
   u->w = a->w;
   u->b = a->b;
+  u->s = a->states;
+  u->case_path = a->case_path;
   u->ys = &a->y;
+  u->problem.D = a->D;
+  if ((st = c1d_problem_flags_parse(&a->problem, &u->problem)) != C1D_OK) return st;
   if ((st = c1d_user_files_name(u, cfg)) != C1D_OK) return st;
-  if ((st = c1d_user_files_shape(u, a->D, &cfg->shape)) != C1D_OK) return st;
+  if ((st = c1d_user_files_shape(u, &cfg->shape)) != C1D_OK) return st;
   if ((st = c1d_run_check_memory(cfg, "these files")) != C1D_OK) return st;
   if (a->out && (st = c1d_report_files_check(a->out)) != C1D_OK) return st; /* before the work */
   if (a->estimate) return c1d_announce_estimate("explain", cfg, 1, est); /* before reading any data */
@@ -172,21 +217,22 @@ static c1d_status load_inputs(const explain_args *a, c1d_user_files *u, c1d_run_
 
 /* The verdicts on stdout (text or JSON), then the report files under --out. */
 static c1d_status emit(const explain_args *a, int argc, char **argv, const c1d_run_config *cfg,
-                       const c1d_run_results *res) {
-  cJSON *list = a->json && a->y.n > 1 ? cJSON_CreateArray() : NULL, *one = NULL;
+                       const c1d_user_files *u, const c1d_run_results *res) {
+  const c1d_string_list *ys = u->ys;
+  cJSON *list = a->json && ys->n > 1 ? cJSON_CreateArray() : NULL, *one = NULL;
   c1d_status st = C1D_OK;
-  for (int i = 0; i < a->y.n && st == C1D_OK; i++) {
+  for (int i = 0; i < ys->n && st == C1D_OK; i++) {
     const c1d_trial_result *t = &res->impls[i].trials[0];
     if (t->status != C1D_OK || !t->explained) {
       st = c1d_fail(C1D_ERR_INTERNAL, "%s could not be analysed: %s", res->impls[i].name, t->error);
       break;
     }
     if (!a->json) {
-      if (a->y.n > 1) printf("%s%s: ", i ? "\n" : "", res->impls[i].name);
+      if (ys->n > 1) printf("%s%s: ", i ? "\n" : "", res->impls[i].name);
       print_text(&t->explanation, &t->metrics, &cfg->shape);
       continue;
     }
-    cJSON *o = verdict_json(&t->explanation, &t->metrics, &cfg->shape, a, res->impls[i].name, a->y.items[i]);
+    cJSON *o = verdict_json(&t->explanation, &t->metrics, &cfg->shape, a, res->impls[i].name, ys->items[i]);
     if (!o) st = c1d_fail(C1D_ERR_NO_MEMORY, "out of memory");
     else if (list) cJSON_AddItemToArray(list, o);
     else one = o;
@@ -200,14 +246,15 @@ static c1d_status emit(const explain_args *a, int argc, char **argv, const c1d_r
   cJSON_Delete(list ? list : one);
   fflush(stdout);
   if (st != C1D_OK || !a->out) return st;
-  const c1d_report_request req = {argc, argv, a->x, a->w, a->b, a->y.items, a->y.n, C1D_PRINT_NOTHING,
-                                  a->html, a->out};
+  const char *x = a->case_path ? a->case_path : a->x, *w = a->case_path ? a->case_path : a->w;
+  const char *b = a->case_path && cfg->shape.bias ? a->case_path : a->b;
+  const c1d_report_request req = {argc, argv, x, w, b, ys->items, ys->n, C1D_PRINT_NOTHING, a->html, a->out};
   return c1d_emit_reports(&req, res);
 }
 
 int c1d_cmd_explain(int argc, char **argv) {
   explain_args a = {.D = 1, .lambda = C1D_DEFAULT_LAMBDA};
-  c1d_option opts[N_OPTS];
+  c1d_option opts[MAX_OPTS];
   c1d_user_files files;
   c1d_run_config cfg;
   c1d_run_results res;
@@ -216,15 +263,19 @@ int c1d_cmd_explain(int argc, char **argv) {
   memset(&files, 0, sizeof files);
   memset(&res, 0, sizeof res);
   memset(&est, 0, sizeof est);
-  option_table(&a, opts);
-  c1d_status st = c1d_cli_parse(opts, N_OPTS, argc, argv, &help);
+  const int n_opts = option_table(&a, opts);
+  c1d_status st = c1d_cli_parse(opts, n_opts, argc, argv, &help);
   if (st != C1D_OK) return c1d_cmd_error("explain", st);
   if (help) {
-    c1d_cli_help(stdout, usage, description, opts, N_OPTS);
+    c1d_cli_help(stdout, usage, description, opts, n_opts);
     return C1D_EXIT_OK;
   }
-  if (!a.x || !a.w || a.y.n == 0)
-    return c1d_cmd_error("explain", c1d_fail(C1D_ERR_USAGE, "--x, --w and --y are required"));
+  if (a.case_path && (a.x || a.w || a.b || a.states || a.y.n))
+    return c1d_cmd_error("explain", c1d_fail(C1D_ERR_USAGE, "--case conflicts with %s (the case holds x, w, b, "
+                                                            "initial_states and y)",
+                                             a.x ? "--x" : a.w ? "--w" : a.b ? "--b" : a.states ? "--initial-states" : "--y"));
+  if (!a.case_path && (!a.x || !a.w || a.y.n == 0))
+    return c1d_cmd_error("explain", c1d_fail(C1D_ERR_USAGE, "--x, --w and --y are required (or --case)"));
   if (a.lambda <= 0.0)
     return c1d_cmd_error("explain", c1d_fail(C1D_ERR_USAGE, "--lambda must be positive (got %g)", a.lambda));
   if (a.html && !a.out)
@@ -236,7 +287,7 @@ int c1d_cmd_explain(int argc, char **argv) {
     return c1d_cmd_error("explain", st);
   /* Each y is scored by the runner like any row: same oracle, same metrics, same explainer. */
   if ((st = load_inputs(&a, &files, &cfg, &est)) != C1D_OK || a.estimate ||
-      (st = c1d_run(&cfg, &res)) != C1D_OK || (st = emit(&a, argc, argv, &cfg, &res)) != C1D_OK)
+      (st = c1d_run(&cfg, &res)) != C1D_OK || (st = emit(&a, argc, argv, &cfg, &files, &res)) != C1D_OK)
     code = st == C1D_OK ? C1D_EXIT_OK : c1d_cmd_error("explain", st);
   c1d_run_results_free(&res);
   c1d_user_files_free(&files);

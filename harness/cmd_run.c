@@ -1,5 +1,5 @@
-/* convlab run: parse the flags into a c1d_run_config (shape from flags or from .npy files, the
- * implementations by name), run it, and print or write the reports. Every decision that can be made
+/* convlab run: parse the flags into a c1d_run_config (the problem from flags, or from .npy files or a
+ * safetensors case; the implementations by name), run it, and print or write the reports. Every decision that can be made
  * before the run is made before the run: bad flags, conflicts, shapes and memory are refused without
  * allocating anything, and reports under --out appear only when the run completed. */
 #include <stdio.h>
@@ -33,7 +33,10 @@ typedef struct run_args {
   uint64_t seed;
   double atol, rtol, lambda;
   const char *dist, *impl, *oracle, *compare, *out, *save_outputs;
-  const char *x, *w, *b;
+  const char *x, *w, *b, *case_path;
+  const char *states; /* --initial-states: "" alone (generated states), or the states' .npy file */
+  const char *dtype;
+  c1d_problem_flags problem;
   c1d_string_list y;
 } run_args;
 
@@ -44,15 +47,18 @@ typedef struct run_plan {
   char compare_a[96], compare_b[96];
   c1d_user_files files;
   c1d_run_estimate estimate;
-  char shape_note[400];  /* printed once every check has passed: why N and L are CPU-sized */
+  char shape_note[512];  /* printed once every check has passed: why N and L are CPU-sized */
 } run_plan;
 
 static const char usage[] = "convlab run [options]";
 static const char description[] =
-    "Runs each implementation on the same float32 inputs, measures its error against the float64\n"
-    "oracle and its time, and prints one line per implementation. Inputs are generated (--dist,\n"
-    "--seed) or read from .npy files (--x, --w, --b); each --y adds an output of yours as a row named\n"
-    "file:NAME (NAME: the file's name; the path where two share one), which --compare can name.\n"
+    "Runs each implementation on the same inputs, measures its error against the float64 oracle and\n"
+    "its time, and prints one line per implementation. Inputs are generated (--dist, --seed; the\n"
+    "problem from --groups, --activation, --initial-states, --dtype) or read from .npy files (--x,\n"
+    "--w, --b, --initial-states FILE) or a safetensors case (--case); each --y (and a case's y) adds\n"
+    "an output of yours as a row named file:NAME (NAME: the file's name; the path where two share\n"
+    "one), which --compare can name. Implementations that do not handle the problem are skipped,\n"
+    "with the reason (convlab list says what each handles).\n"
     "The default shape is the headline N=32 C=O=256 L=8192 K=4 D=1 when a GPU implementation runs on\n"
     "a CUDA device; otherwise (only CPU implementations) N=2 L=4096 unless --batch/--length say else.\n"
     "On the headline shape the CPU rows cover the first 2 of the 32 batch rows (--cpu-batch-rows; the\n"
@@ -64,10 +70,10 @@ static const char description[] =
 
 // --- the option table --------------------------------------------------------------------------
 
-#define N_OPTS 27
-static void option_table(run_args *a, c1d_option *o) {
+#define MAX_OPTS 48
+static int option_table(run_args *a, c1d_option *o) {
   const int64_t big = C1D_MAX_ELEMENTS;
-  const c1d_option t[N_OPTS] = {
+  const c1d_option t[] = {
       {"--batch", C1D_OPT_INT, &a->N, 1, big, "N", "batch size N", 0},
       {"--cin", C1D_OPT_INT, &a->C, 1, big, "C", "input channels C", 0},
       {"--cout", C1D_OPT_INT, &a->O, 1, big, "O", "output channels O", 0},
@@ -97,14 +103,24 @@ static void option_table(run_args *a, c1d_option *o) {
       {"--x", C1D_OPT_STRING, &a->x, 0, 0, "FILE", "input x (N,C,L) from .npy", 0},
       {"--w", C1D_OPT_STRING, &a->w, 0, 0, "FILE", "weights w (O,C,K) from .npy", 0},
       {"--b", C1D_OPT_STRING, &a->b, 0, 0, "FILE", "bias b (O) from .npy", 0},
-      {"--y", C1D_OPT_LIST, &a->y, 0, 0, "FILE", "an output of yours (N,O,L), float32 .npy; repeatable", 0},
+      {"--y", C1D_OPT_LIST, &a->y, 0, 0, "FILE", "an output of yours (N,O,L), float32 or float16 .npy; repeatable", 0},
+      {"--initial-states", C1D_OPT_OPTIONAL, &a->states, 0, 0, "FILE",
+       "states (N,C,(K-1)*D) before t=0: alone generated, with --x from .npy", 0},
+      {"--case", C1D_OPT_STRING, &a->case_path, 0, 0, "FILE",
+       "x, w, b, initial_states and y from one .safetensors file", 0},
+      {"--dtype", C1D_OPT_STRING, &a->dtype, 0, 0, "T=TYPE,..",
+       "generated tensors' types: x=bf16,w=bf16,y=bf16 (x w b s y, or all; f32 bf16 f16)", 0},
       {"--estimate", C1D_OPT_FLAG, &a->estimate, 0, 0, NULL, "say how big the run is and how long it takes here; stop", 0},
   };
+  const int n = (int)(sizeof t / sizeof t[0]);
   memcpy(o, t, sizeof t);
+  return n + c1d_problem_options(&a->problem, o + n);
 }
 
+static int n_opts;
+
 static int given(const c1d_option *opts, const char *name) {
-  const c1d_option *o = c1d_cli_find(opts, N_OPTS, name);
+  const c1d_option *o = c1d_cli_find(opts, n_opts, name);
   return o && o->seen;
 }
 
@@ -113,16 +129,18 @@ static int given(const c1d_option *opts, const char *name) {
 /* The shape flags that were given must agree with the files. */
 static c1d_status check_flags_against_files(const run_args *a, const c1d_option *opts,
                                             const c1d_shape *s) {
+  const char *x = a->case_path ? a->case_path : a->x, *w = a->case_path ? a->case_path : a->w;
   const struct { const char *flag; int64_t value, file_value; const char *file, *letter; } f[] = {
-      {"--batch", a->N, s->N, a->x, "N"},  {"--cin", a->C, s->C, a->x, "C"},
-      {"--length", a->L, s->L, a->x, "L"}, {"--cout", a->O, s->O, a->w, "O"},
-      {"--taps", a->K, s->K, a->w, "K"},
+      {"--batch", a->N, s->N, x, "N"},  {"--cin", a->C, s->C, x, "C"},
+      {"--length", a->L, s->L, x, "L"}, {"--cout", a->O, s->O, w, "O"},
+      {"--taps", a->K, s->K, w, "K"},
   };
   for (unsigned i = 0; i < sizeof f / sizeof f[0]; i++)
     if (given(opts, f[i].flag) && f[i].value != f[i].file_value)
       return c1d_fail(C1D_ERR_USAGE, "%s %lld disagrees with %s (%s=%lld)", f[i].flag,
                       (long long)f[i].value, f[i].file, f[i].letter, (long long)f[i].file_value);
-  if (a->bias && !a->b) return c1d_fail(C1D_ERR_USAGE, "--bias with --x needs --b");
+  if (a->bias && !s->bias)
+    return c1d_fail(C1D_ERR_USAGE, a->case_path ? "--bias: the case has no tensor b" : "--bias with --x needs --b");
   return C1D_OK;
 }
 
@@ -135,11 +153,24 @@ static int any_shape_flag(const c1d_option *opts) {
   return any;
 }
 
-/* Whether anything selected will run on a GPU here. */
-static int runs_on_gpu(const run_plan *p, int have_gpu) {
+/* Whether anything selected will run on a GPU here, on problem s. */
+static int runs_on_gpu(const run_plan *p, int have_gpu, const c1d_shape *s) {
   for (int i = 0; have_gpu && i < p->cfg.n_impls; i++)
-    if (p->impls[i]->backend == C1D_BACKEND_GPU) return 1;
+    if (p->impls[i]->backend == C1D_BACKEND_GPU && !c1d_impl_unsupported(p->impls[i], s)) return 1;
   return 0;
+}
+
+/* The generated problem's declarations: groups, states, activation, element types, layout. */
+static c1d_status problem_from_flags(const run_args *a, c1d_shape *s) {
+  c1d_input_problem pb = {0};
+  c1d_status st = c1d_problem_flags_parse(&a->problem, &pb);
+  if (st != C1D_OK) return st;
+  if (a->dtype && (st = c1d_parse_dtypes(a->dtype, &s->dt)) != C1D_OK) return st;
+  s->G = pb.G;
+  s->act = pb.act;
+  s->layout = pb.layout;
+  s->states = a->states != NULL;
+  return C1D_OK;
 }
 
 /* The shape from flags over a base: the headline shape when something runs on a GPU, else its CPU-sized
@@ -154,10 +185,12 @@ static c1d_status shape_from_flags(const run_args *a, const c1d_option *opts, in
   if (given(opts, "--taps")) s->K = a->K;
   s->D = a->D;
   s->bias = a->bias;
+  c1d_status st = problem_from_flags(a, s);
+  if (st != C1D_OK) return st;
   const int cpu_n = !given(opts, "--batch"), cpu_l = !given(opts, "--length");
-  if (!runs_on_gpu(p, have_gpu) && (cpu_n || cpu_l)) {
+  if (!runs_on_gpu(p, have_gpu, s) && (cpu_n || cpu_l)) {
     const c1d_shape headline = c1d_headline_shape();
-    char text[128], what[96];
+    char text[200], what[96];
     if (cpu_n) s->N = CPU_DEFAULT_N;
     if (cpu_l) s->L = CPU_DEFAULT_L;
     c1d_shape_format(s, text, sizeof text);
@@ -172,7 +205,7 @@ static c1d_status shape_from_flags(const run_args *a, const c1d_option *opts, in
              "--batch, --length set them)",
              have_gpu ? "only CPU implementations" : "no CUDA device", text, what);
   }
-  c1d_status st = c1d_shape_validate(s);
+  st = c1d_shape_validate(s);
   if (st != C1D_OK) {
     char why[400];
     snprintf(why, sizeof why, "%s", c1d_error_detail());
@@ -250,7 +283,7 @@ static c1d_status check_compare_runs(const run_args *a, const run_plan *p) {
     const char *why = c1d_impl_unavailable(impl);
     if (why)
       return c1d_fail(C1D_ERR_NO_DEVICE, "--compare %s cannot run here: %s: %s", a->compare, names[k], why);
-    if (impl->supported && (why = impl->supported(&p->cfg.shape)))
+    if ((why = c1d_impl_unsupported(impl, &p->cfg.shape)))
       return c1d_fail(C1D_ERR_UNSUPPORTED, "--compare %s cannot run on this shape: %s: %s", a->compare,
                       names[k], why);
   }
@@ -261,17 +294,28 @@ static c1d_status check_compare_runs(const run_args *a, const run_plan *p) {
 
 /* Options that make no sense together, and values that need parsing. */
 static c1d_status check_options(const run_args *a, const c1d_option *opts, run_plan *p) {
-  const int files = a->x || a->w;
-  if (files && !(a->x && a->w)) return c1d_fail(C1D_ERR_USAGE, "--x and --w go together");
+  const int npy = a->x || a->w, files = npy || a->case_path;
+  const char *src = a->case_path ? "--case" : "--x";
+  if (a->case_path && (npy || a->b || a->y.n > 0 || a->states))
+    return c1d_fail(C1D_ERR_USAGE, "--case conflicts with %s (the case holds x, w, b, initial_states and y)",
+                    npy ? "--x and --w" : a->b ? "--b" : a->y.n ? "--y" : "--initial-states");
+  if (npy && !(a->x && a->w)) return c1d_fail(C1D_ERR_USAGE, "--x and --w go together");
   if (!files && a->b) return c1d_fail(C1D_ERR_USAGE, "--b needs --x and --w");
   if (!files && a->y.n > 0)
     return c1d_fail(C1D_ERR_USAGE, "--y needs --x and --w (the inputs it was computed from)");
+  if (!files && a->states && a->states[0])
+    return c1d_fail(C1D_ERR_USAGE, "--initial-states FILE needs --x and --w (generated problems take "
+                                   "--initial-states alone)");
+  if (npy && a->states && !a->states[0])
+    return c1d_fail(C1D_ERR_USAGE, "--initial-states with --x needs the states' FILE (N, C, (K-1)*D)");
+  if (files && a->dtype)
+    return c1d_fail(C1D_ERR_USAGE, "--dtype conflicts with %s (the files carry the element types)", src);
   if (files && given(opts, "--dist"))
-    return c1d_fail(C1D_ERR_USAGE, "--dist conflicts with --x (the inputs come from the files)");
+    return c1d_fail(C1D_ERR_USAGE, "--dist conflicts with %s (the inputs come from the files)", src);
   if (files && given(opts, "--seed"))
-    return c1d_fail(C1D_ERR_USAGE, "--seed conflicts with --x (the inputs come from the files)");
+    return c1d_fail(C1D_ERR_USAGE, "--seed conflicts with %s (the inputs come from the files)", src);
   if (files && a->trials != 1)
-    return c1d_fail(C1D_ERR_USAGE, "--trials conflicts with --x (file inputs make one trial)");
+    return c1d_fail(C1D_ERR_USAGE, "--trials conflicts with %s (file inputs make one trial)", src);
   if (a->html && !a->out) return c1d_fail(C1D_ERR_USAGE, "--html needs --out DIR (the page is DIR/report.html)");
   if (a->lambda <= 0.0) return c1d_fail(C1D_ERR_USAGE, "--lambda must be positive (got %g)", a->lambda);
   if (a->dist && c1d_dist_parse(a->dist, &p->cfg.dist) != C1D_OK) return C1D_ERR_USAGE;
@@ -310,11 +354,15 @@ static c1d_status build_plan(const run_args *a, const c1d_option *opts, run_plan
   p->files.x = a->x;
   p->files.w = a->w;
   p->files.b = a->b;
+  p->files.s = a->x ? a->states : NULL;
+  p->files.case_path = a->case_path;
   p->files.ys = &a->y;
+  p->files.problem.D = a->D;
+  if ((st = c1d_problem_flags_parse(&a->problem, &p->files.problem)) != C1D_OK) return st;
   if ((st = c1d_user_files_name(&p->files, &p->cfg)) != C1D_OK) return st;
   if ((st = select_impls(a, p, have_gpu)) != C1D_OK) return st;
-  if (a->x) {
-    if ((st = c1d_user_files_shape(&p->files, a->D, &p->cfg.shape)) != C1D_OK) return st;
+  if (a->x || a->case_path) {
+    if ((st = c1d_user_files_shape(&p->files, &p->cfg.shape)) != C1D_OK) return st;
     if ((st = check_flags_against_files(a, opts, &p->cfg.shape)) != C1D_OK) return st;
   } else {
     if ((st = shape_from_flags(a, opts, have_gpu, p, &p->cfg.shape)) != C1D_OK) return st;
@@ -337,21 +385,21 @@ static void plan_free(run_plan *p) {
 int c1d_cmd_run(int argc, char **argv) {
   run_args a = {.D = 1, .trials = 1, .atol = C1D_DEFAULT_ATOL, .rtol = C1D_DEFAULT_RTOL,
                 .lambda = C1D_DEFAULT_LAMBDA};
-  c1d_option opts[N_OPTS];
+  c1d_option opts[MAX_OPTS];
   run_plan plan;
   c1d_run_results res;
   int help = 0, code = C1D_EXIT_OK;
   memset(&plan, 0, sizeof plan);
   memset(&res, 0, sizeof res);
-  option_table(&a, opts);
-  c1d_status st = c1d_cli_parse(opts, N_OPTS, argc, argv, &help);
+  n_opts = option_table(&a, opts);
+  c1d_status st = c1d_cli_parse(opts, n_opts, argc, argv, &help);
   if (st != C1D_OK) return c1d_cmd_error("run", st);
   if (help) {
-    c1d_cli_help(stdout, usage, description, opts, N_OPTS);
+    c1d_cli_help(stdout, usage, description, opts, n_opts);
     return C1D_EXIT_OK;
   }
   if ((st = build_plan(&a, opts, &plan)) != C1D_OK ||
-      (a.x && (st = c1d_user_files_load("run", &plan.files, &plan.cfg)) != C1D_OK) ||
+      ((a.x || a.case_path) && (st = c1d_user_files_load("run", &plan.files, &plan.cfg)) != C1D_OK) ||
       (st = c1d_run_check(&plan.cfg)) != C1D_OK || (a.out && (st = c1d_report_files_check(a.out)) != C1D_OK)) {
     code = c1d_cmd_error("run", st);
     goto done;
@@ -366,7 +414,9 @@ int c1d_cmd_run(int argc, char **argv) {
     code = c1d_cmd_error("run", st);
     goto done;
   }
-  const c1d_report_request req = {argc, argv, a.x, a.w, a.b, a.y.items, a.y.n,
+  const char *x = a.case_path ? a.case_path : a.x, *w = a.case_path ? a.case_path : a.w;
+  const char *b = a.case_path && plan.cfg.shape.bias ? a.case_path : a.b;
+  const c1d_report_request req = {argc, argv, x, w, b, plan.files.ys->items, plan.files.ys->n,
                                   a.json ? C1D_PRINT_JSON : C1D_PRINT_TABLE, a.html, a.out};
   if ((st = c1d_emit_reports(&req, &res)) != C1D_OK) {
     code = c1d_cmd_error("run", st);

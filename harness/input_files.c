@@ -1,4 +1,6 @@
-/* Loading a user's tensors: header checks first, data second (see input_files.h). */
+/* Loading a user's tensors: shapes checked first, data second (see input_files.h). One function derives
+ * the problem from descriptions of the tensors (shape and element type, whichever file held them), so
+ * .npy files and safetensors cases are checked by the same rules with the same messages. */
 #include "harness/input_files.h"
 
 #include <math.h>
@@ -6,62 +8,187 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Refuses a header that is not ndim-dimensional. */
-static c1d_status want_ndim(const char *path, const char *role, const char *layout,
-                            const c1d_npy_header *h, int ndim) {
-  if (h->ndim == ndim) return C1D_OK;
-  char shape[128];
-  c1d_npy_format_shape(h, shape, sizeof shape);
-  return c1d_fail(C1D_ERR_INVALID_SHAPE, "%s: %s must have %d dimensions %s, got shape %s", path, role,
-                  ndim, layout, shape);
+#include "harness/escape.h"
+#include "harness/safetensors.h"
+
+enum { ROLE_X, ROLE_W, ROLE_B, ROLE_S, ROLE_Y, ROLES };
+
+/* One tensor as the shape checks see it. */
+typedef struct tensor_desc {
+  const char *file; /* the .npy file, or NULL for a tensor of a case (then named by role) */
+  const char *role; /* "x", "w", "b", "initial_states", "y" */
+  int present;
+  int ndim;
+  int64_t shape[C1D_NPY_MAX_DIMS];
+  c1d_dtype dtype;
+} tensor_desc;
+
+static const char *name_of(const tensor_desc *d) { return d->file ? d->file : d->role; }
+
+static void format_shape(const tensor_desc *d, char *buf, int size) {
+  c1d_npy_header h = {.ndim = d->ndim};
+  memcpy(h.shape, d->shape, sizeof h.shape);
+  c1d_npy_format_shape(&h, buf, size);
 }
 
-/* Refuses dimension `dim` of `a` that differs from `expect` (taken from another file). */
-static c1d_status same(const char *path, const char *letter, int64_t got, const char *other_path,
+/* Refuses a tensor that has neither ndim nor alt_ndim (0: none) dimensions. */
+static c1d_status want_ndim(const tensor_desc *d, int ndim, int alt_ndim, const char *layout) {
+  if (d->ndim == ndim || (alt_ndim && d->ndim == alt_ndim)) return C1D_OK;
+  char shape[128];
+  format_shape(d, shape, sizeof shape);
+  if (d->file)
+    return c1d_fail(C1D_ERR_INVALID_SHAPE, "%s: %s must have %s, got shape %s", d->file, d->role, layout, shape);
+  return c1d_fail(C1D_ERR_INVALID_SHAPE, "%s must have %s, got shape %s", d->role, layout, shape);
+}
+
+/* Refuses a dimension `got` of a that differs from `expect` (taken from b). */
+static c1d_status same(const tensor_desc *a, const char *letter, int64_t got, const tensor_desc *b,
                        int64_t expect) {
   if (got == expect) return C1D_OK;
-  return c1d_fail(C1D_ERR_INVALID_SHAPE, "%s has %s=%lld but %s has %s=%lld", path, letter,
-                  (long long)got, other_path, letter, (long long)expect);
+  return c1d_fail(C1D_ERR_INVALID_SHAPE, "%s has %s=%lld but %s has %s=%lld", name_of(a), letter,
+                  (long long)got, name_of(b), letter, (long long)expect);
+}
+
+/* O, K and G from w: (O, C/G, K) with G = C / C/G (or the declared G, which must agree), or the
+ * depthwise (C, K). */
+static c1d_status weight_shape(const tensor_desc *w, const tensor_desc *x, int64_t declared_g, c1d_shape *s) {
+  c1d_status st = want_ndim(w, 3, 2, "3 dimensions (O, C/G, K), or 2 (C, K) for a depthwise conv");
+  if (st != C1D_OK) return st;
+  if (w->ndim == 2) {
+    if (w->shape[0] != s->C)
+      return c1d_fail(C1D_ERR_INVALID_SHAPE, "%s is a depthwise (C, K) weight with C=%lld but %s has C=%lld",
+                      name_of(w), (long long)w->shape[0], name_of(x), (long long)s->C);
+    if (declared_g > 0 && declared_g != s->C)
+      return c1d_fail(C1D_ERR_INVALID_SHAPE, "--groups %lld disagrees with the depthwise weight %s (C, K): G = C = %lld",
+                      (long long)declared_g, name_of(w), (long long)s->C);
+    s->O = s->C;
+    s->K = w->shape[1];
+    s->G = s->C;
+    return C1D_OK;
+  }
+  const int64_t cg = w->shape[1];
+  s->O = w->shape[0];
+  s->K = w->shape[2];
+  if (declared_g > 1) {
+    if (cg * declared_g != s->C)
+      return c1d_fail(C1D_ERR_INVALID_SHAPE, "%s has C/G=%lld but %s has C=%lld: with --groups %lld, C/G is %lld",
+                      name_of(w), (long long)cg, name_of(x), (long long)s->C, (long long)declared_g,
+                      (long long)(s->C / declared_g));
+    s->G = declared_g;
+    return C1D_OK;
+  }
+  if (declared_g == 1 && cg != s->C) return same(w, "C", cg, x, s->C);
+  if (cg <= 0 || s->C % cg != 0)
+    return c1d_fail(C1D_ERR_INVALID_SHAPE, "%s has C=%lld but %s has C=%lld (a grouped w (O, C/G, K) needs C/G "
+                    "to divide C)", name_of(w), (long long)cg, name_of(x), (long long)s->C);
+  s->G = s->C / cg;
+  return C1D_OK;
+}
+
+/* The problem of the tensors d[ROLES] (x and w present) under the declarations pb; a shape that does
+ * not validate is said after `files` (NULL: alone). */
+static c1d_status derive(const tensor_desc *d, const c1d_input_problem *pb, const char *files, c1d_shape *s) {
+  const int nlc = pb->layout == C1D_LAYOUT_NLC;
+  const tensor_desc *x = &d[ROLE_X], *w = &d[ROLE_W], *b = &d[ROLE_B], *st = &d[ROLE_S], *y = &d[ROLE_Y];
+  c1d_status rc;
+  memset(s, 0, sizeof *s);
+  if ((rc = want_ndim(x, 3, 0, nlc ? "3 dimensions (N, L, C) (--layout nlc)" : "3 dimensions (N, C, L)")) != C1D_OK)
+    return rc;
+  s->N = x->shape[0];
+  s->C = x->shape[nlc ? 2 : 1];
+  s->L = x->shape[nlc ? 1 : 2];
+  s->D = pb->D > 0 ? pb->D : 1;
+  s->act = pb->act;
+  s->layout = pb->layout;
+  s->dt.x = x->dtype;
+  if ((rc = weight_shape(w, x, pb->G, s)) != C1D_OK) return rc;
+  s->dt.w = w->dtype;
+  if (b->present) {
+    if ((rc = want_ndim(b, 1, 0, "1 dimension (O,)")) != C1D_OK) return rc;
+    if ((rc = same(b, "O", b->shape[0], w, s->O)) != C1D_OK) return rc;
+    s->bias = 1;
+    s->dt.b = b->dtype;
+  }
+  s->states = st->present;
+  if (st->present) s->dt.s = st->dtype;
+  if ((rc = c1d_shape_validate(s)) != C1D_OK) {
+    char why[400]; /* a copy: c1d_fail must not format the detail buffer into itself */
+    snprintf(why, sizeof why, "%s", c1d_error_detail());
+    return files ? c1d_fail(rc, "%s: %s", files, why) : rc;
+  }
+  if (st->present) {
+    char shape[128];
+    format_shape(st, shape, sizeof shape);
+    if (st->ndim != 3 || st->shape[0] != s->N || st->shape[1] != s->C || st->shape[2] != c1d_pad(s))
+      return c1d_fail(C1D_ERR_INVALID_SHAPE, "%s has shape %s, but this problem's initial states are (N, C, (K-1)*D) "
+                      "= (%lld, %lld, %lld)", name_of(st), shape, (long long)s->N, (long long)s->C,
+                      (long long)c1d_pad(s));
+  }
+  if (y->present) {
+    if ((rc = want_ndim(y, 3, 0, nlc ? "3 dimensions (N, L, O) (--layout nlc)" : "3 dimensions (N, O, L)")) != C1D_OK)
+      return rc;
+    if ((rc = same(y, "N", y->shape[0], x, s->N)) != C1D_OK) return rc;
+    if ((rc = same(y, "O", y->shape[nlc ? 2 : 1], w, s->O)) != C1D_OK) return rc;
+    if ((rc = same(y, "L", y->shape[nlc ? 1 : 2], x, s->L)) != C1D_OK) return rc;
+    s->dt.y = y->dtype;
+  }
+  return C1D_OK;
+}
+
+// --- .npy files ----------------------------------------------------------------------------------
+
+static c1d_status describe_npy(const char *path, const char *role, tensor_desc *d) {
+  memset(d, 0, sizeof *d);
+  if (!path) return C1D_OK;
+  c1d_npy_header h;
+  c1d_status st = c1d_npy_probe(path, &h);
+  if (st != C1D_OK) return st;
+  if (!strcmp(role, "y") && h.dtype == C1D_NPY_F8)
+    return c1d_fail(C1D_ERR_FORMAT, "%s: a candidate output must be float32 ('<f4') or float16 ('<f2'), got "
+                    "'%s' (its bits are what is judged; save y.astype(np.float32) if that is the output)",
+                    path, c1d_npy_dtype_name(h.dtype));
+  *d = (tensor_desc){.file = path, .role = role, .present = 1, .ndim = h.ndim,
+                     .dtype = h.dtype == C1D_NPY_F2 ? C1D_DTYPE_F16 : C1D_DTYPE_F32};
+  memcpy(d->shape, h.shape, sizeof d->shape);
+  return C1D_OK;
+}
+
+c1d_status c1d_input_files_shape_of(const c1d_input_paths *p, const c1d_input_problem *pb, c1d_shape *s) {
+  tensor_desc d[ROLES];
+  const char *paths[ROLES] = {p->x, p->w, p->b, p->s, p->y};
+  static const char *const roles[ROLES] = {"x", "w", "b", "initial states", "y"};
+  for (int r = 0; r < ROLES; r++) {
+    c1d_status st = describe_npy(paths[r], roles[r], &d[r]);
+    if (st != C1D_OK) return st;
+  }
+  char files[400];
+  snprintf(files, sizeof files, "%s, %s", p->x, p->w);
+  return derive(d, pb, files, s);
 }
 
 c1d_status c1d_input_files_shape(const c1d_input_paths *p, int64_t D, c1d_shape *s) {
-  c1d_status st;
-  c1d_npy_header hx, hw, hb, hy;
-  if ((st = c1d_npy_probe(p->x, &hx)) != C1D_OK) return st;
-  if ((st = want_ndim(p->x, "x", "(N, C, L)", &hx, 3)) != C1D_OK) return st;
-  if ((st = c1d_npy_probe(p->w, &hw)) != C1D_OK) return st;
-  if ((st = want_ndim(p->w, "w", "(O, C, K)", &hw, 3)) != C1D_OK) return st;
-  if ((st = same(p->w, "C", hw.shape[1], p->x, hx.shape[1])) != C1D_OK) return st;
-  memset(s, 0, sizeof *s);
-  s->N = hx.shape[0];
-  s->C = hx.shape[1];
-  s->L = hx.shape[2];
-  s->O = hw.shape[0];
-  s->K = hw.shape[2];
-  s->D = D;
-  if (p->b) {
-    if ((st = c1d_npy_probe(p->b, &hb)) != C1D_OK) return st;
-    if ((st = want_ndim(p->b, "b", "(O,)", &hb, 1)) != C1D_OK) return st;
-    if ((st = same(p->b, "O", hb.shape[0], p->w, s->O)) != C1D_OK) return st;
-    s->bias = 1;
-  }
-  if (p->y) {
-    if ((st = c1d_npy_probe(p->y, &hy)) != C1D_OK) return st;
-    if (hy.dtype != C1D_NPY_F4)
-      return c1d_fail(C1D_ERR_FORMAT, "%s: a candidate output must be float32 ('<f4'), got '%s' "
-                      "(its float32 bits are what is judged; save y.astype(np.float32) if that is the "
-                      "output)", p->y, c1d_npy_dtype_name(hy.dtype));
-    if ((st = want_ndim(p->y, "y", "(N, O, L)", &hy, 3)) != C1D_OK) return st;
-    if ((st = same(p->y, "N", hy.shape[0], p->x, s->N)) != C1D_OK) return st;
-    if ((st = same(p->y, "O", hy.shape[1], p->w, s->O)) != C1D_OK) return st;
-    if ((st = same(p->y, "L", hy.shape[2], p->x, s->L)) != C1D_OK) return st;
-  }
-  st = c1d_shape_validate(s);
-  if (st != C1D_OK) {
-    char why[400]; /* a copy: c1d_fail must not format the detail buffer into itself */
-    snprintf(why, sizeof why, "%s", c1d_error_detail());
-    return c1d_fail(st, "%s, %s: %s", p->x, p->w, why);
-  }
+  const c1d_input_problem pb = {.D = D};
+  return c1d_input_files_shape_of(p, &pb, s);
+}
+
+/* (N, A, B) -> (N, B, A) in a new array: a channel-last tensor into (N, C, L). */
+static c1d_status to_channel_first(float **v, int64_t N, int64_t A, int64_t B) {
+  float *out = malloc((size_t)(N * A * B > 0 ? N * A * B : 1) * sizeof *out);
+  if (!out) return c1d_fail(C1D_ERR_NO_MEMORY, "out of memory transposing a channel-last tensor");
+  for (int64_t n = 0; n < N; n++)
+    for (int64_t a = 0; a < A; a++)
+      for (int64_t b = 0; b < B; b++) out[(n * B + b) * A + a] = (*v)[(n * A + a) * B + b];
+  free(*v);
+  *v = out;
+  return C1D_OK;
+}
+
+/* where: the .npy file, or the tensor's name in a case. */
+static c1d_status check_finite(const char *where, const float *v, int64_t count) {
+  for (int64_t i = 0; i < count; i++)
+    if (!isfinite(v[i]))
+      return c1d_fail(C1D_ERR_NONFINITE, "%s: element %lld is %g; inputs must be finite", where, (long long)i,
+                      (double)v[i]);
   return C1D_OK;
 }
 
@@ -73,21 +200,110 @@ static c1d_status load_one(const char *path, int is_input, int64_t count, float 
   if (h->count != count)
     return c1d_fail(C1D_ERR_FORMAT, "%s changed while being read (%lld elements, expected %lld)", path,
                     (long long)h->count, (long long)count);
-  for (int64_t i = 0; is_input && i < count; i++)
-    if (!isfinite((*data)[i]))
-      return c1d_fail(C1D_ERR_NONFINITE, "%s: element %lld is %g; inputs must be finite", path,
-                      (long long)i, (double)(*data)[i]);
-  return C1D_OK;
+  return is_input ? check_finite(path, *data, count) : C1D_OK;
 }
 
 c1d_status c1d_input_files_load(const c1d_input_paths *p, const c1d_shape *s, c1d_input_tensors *t) {
   c1d_status st;
   memset(t, 0, sizeof *t);
+  const int nlc = s->layout == C1D_LAYOUT_NLC;
   if ((st = load_one(p->x, 1, c1d_x_count(s), &t->x, &t->hx, &t->cx)) != C1D_OK) goto done;
+  if (nlc && (st = to_channel_first(&t->x, s->N, s->L, s->C)) != C1D_OK) goto done;
   if ((st = load_one(p->w, 1, c1d_w_count(s), &t->w, &t->hw, &t->cw)) != C1D_OK) goto done;
   if (p->b && (st = load_one(p->b, 1, c1d_b_count(s), &t->b, &t->hb, &t->cb)) != C1D_OK) goto done;
-  if (p->y) st = load_one(p->y, 0, c1d_y_count(s), &t->y, &t->hy, NULL);
+  if (p->s && (st = load_one(p->s, 1, c1d_s_count(s), &t->s, &t->hs, &t->cs)) != C1D_OK) goto done;
+  if (p->y) st = c1d_input_files_load_output(p->y, s, &t->y);
 done:
+  if (st != C1D_OK) c1d_input_tensors_free(t);
+  return st;
+}
+
+c1d_status c1d_input_files_load_output(const char *path, const c1d_shape *s, float **y) {
+  c1d_npy_header h;
+  c1d_status st = load_one(path, 0, c1d_y_count(s), y, &h, NULL);
+  if (st == C1D_OK && s->layout == C1D_LAYOUT_NLC) st = to_channel_first(y, s->N, s->L, s->O);
+  if (st != C1D_OK) {
+    free(*y);
+    *y = NULL;
+  }
+  return st;
+}
+
+// --- safetensors cases ---------------------------------------------------------------------------
+
+static const char *const case_names[ROLES] = {"x", "w", "b", "initial_states", "y"};
+
+/* The case's tensors as descriptions; anything but the five names is refused. */
+static c1d_status describe_case(const char *path, const c1d_st_file *f, tensor_desc *d) {
+  for (int i = 0; i < f->n; i++) {
+    int known = 0;
+    for (int r = 0; r < ROLES; r++) known |= !strcmp(f->tensors[i].name, case_names[r]);
+    char shown[80];
+    if (!known)
+      return c1d_fail(C1D_ERR_FORMAT, "%s: tensor '%s' is not part of a case (x, w, b, initial_states, y)", path,
+                      c1d_escape(f->tensors[i].name, strlen(f->tensors[i].name), shown, sizeof shown));
+  }
+  for (int r = 0; r < ROLES; r++) {
+    const c1d_st_tensor *t = c1d_st_find(f, case_names[r]);
+    memset(&d[r], 0, sizeof d[r]);
+    d[r].role = case_names[r];
+    if (!t) {
+      if (r == ROLE_B || r == ROLE_S) continue;
+      return c1d_fail(C1D_ERR_FORMAT, "%s: no tensor '%s' (a case holds x, w and y, and optionally b and "
+                      "initial_states)", path, case_names[r]);
+    }
+    d[r].present = 1;
+    d[r].ndim = t->ndim;
+    d[r].dtype = t->dtype;
+    memcpy(d[r].shape, t->shape, sizeof t->shape);
+  }
+  return C1D_OK;
+}
+
+/* Takes the data of tensor `name` out of f. */
+static float *take_data(c1d_st_file *f, const char *name) {
+  for (int i = 0; i < f->n; i++)
+    if (!strcmp(f->tensors[i].name, name)) {
+      float *v = f->tensors[i].data;
+      f->tensors[i].data = NULL;
+      return v;
+    }
+  return NULL;
+}
+
+c1d_status c1d_input_case_read(const char *path, const c1d_input_problem *pb, c1d_shape *s,
+                               c1d_input_tensors *t) {
+  c1d_st_file f;
+  tensor_desc d[ROLES];
+  memset(t, 0, sizeof *t);
+  c1d_status st = c1d_st_read(path, &f);
+  if (st != C1D_OK) return st;
+  if ((st = describe_case(path, &f, d)) != C1D_OK) goto done;
+  if ((st = derive(d, pb, NULL, s)) != C1D_OK) {
+    char why[400]; /* a copy: c1d_fail must not format the detail buffer into itself */
+    snprintf(why, sizeof why, "%s", c1d_error_detail());
+    st = c1d_fail(st, "%s: %s", path, why);
+    goto done;
+  }
+  t->x = take_data(&f, "x");
+  t->w = take_data(&f, "w");
+  t->b = take_data(&f, "b");
+  t->s = take_data(&f, "initial_states");
+  t->y = take_data(&f, "y");
+  const struct { const char *role; const float *v; int64_t n; } inputs[4] = {
+      {"x", t->x, c1d_x_count(s)}, {"w", t->w, c1d_w_count(s)}, {"b", t->b, c1d_b_count(s)},
+      {"initial_states", t->s, c1d_s_count(s)}};
+  for (int i = 0; i < 4 && st == C1D_OK; i++) {
+    if ((st = check_finite(inputs[i].role, inputs[i].v, inputs[i].n)) != C1D_OK) {
+      char why[400];
+      snprintf(why, sizeof why, "%s", c1d_error_detail());
+      st = c1d_fail(st, "%s: %s", path, why);
+    }
+  }
+  if (st == C1D_OK && s->layout == C1D_LAYOUT_NLC && (st = to_channel_first(&t->x, s->N, s->L, s->C)) == C1D_OK)
+    st = to_channel_first(&t->y, s->N, s->L, s->O);
+done:
+  c1d_st_free(&f);
   if (st != C1D_OK) c1d_input_tensors_free(t);
   return st;
 }
@@ -98,5 +314,6 @@ void c1d_input_tensors_free(c1d_input_tensors *t) {
   free(t->w);
   free(t->b);
   free(t->y);
+  free(t->s);
   memset(t, 0, sizeof *t);
 }

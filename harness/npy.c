@@ -15,6 +15,7 @@
 
 #include "harness/atomic_file.h"
 #include "harness/escape.h"
+#include "reference/dtype.h"
 #include "reference/problem.h"
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -24,9 +25,9 @@
 static const char magic[6] = {'\x93', 'N', 'U', 'M', 'P', 'Y'};
 enum { CHUNK = 1 << 16 }; /* elements per read during conversion */
 
-const char *c1d_npy_dtype_name(c1d_npy_dtype d) { return d == C1D_NPY_F8 ? "<f8" : "<f4"; }
+const char *c1d_npy_dtype_name(c1d_npy_dtype d) { return d == C1D_NPY_F8 ? "<f8" : d == C1D_NPY_F2 ? "<f2" : "<f4"; }
 
-static int64_t itemsize(c1d_npy_dtype d) { return d == C1D_NPY_F8 ? 8 : 4; }
+static int64_t itemsize(c1d_npy_dtype d) { return d == C1D_NPY_F8 ? 8 : d == C1D_NPY_F2 ? 2 : 4; }
 
 void c1d_npy_format_shape(const c1d_npy_header *h, char *buf, int size) {
   int at = snprintf(buf, (size_t)size, "(");
@@ -131,11 +132,14 @@ static c1d_status parse_dtype(cursor *c, c1d_npy_header *h) {
     h->dtype = C1D_NPY_F4;
   else if (strcmp(descr, "<f8") == 0)
     h->dtype = C1D_NPY_F8;
-  else if (strcmp(descr, ">f4") == 0 || strcmp(descr, ">f8") == 0)
-    return c1d_fail(C1D_ERR_FORMAT, "%s: big-endian dtype '%s' is not supported (use '<f4' or '<f8')",
+  else if (strcmp(descr, "<f2") == 0)
+    h->dtype = C1D_NPY_F2;
+  else if (strcmp(descr, ">f4") == 0 || strcmp(descr, ">f8") == 0 || strcmp(descr, ">f2") == 0)
+    return c1d_fail(C1D_ERR_FORMAT, "%s: big-endian dtype '%s' is not supported (use '<f4', '<f8' or '<f2')",
                     c->path, descr);
   else
-    return c1d_fail(C1D_ERR_FORMAT, "%s: unsupported dtype '%s' (expected '<f4' or '<f8')", c->path,
+    return c1d_fail(C1D_ERR_FORMAT, "%s: unsupported dtype '%s' (expected '<f4', '<f8' or '<f2'; bf16 "
+                    "tensors come in a safetensors file)", c->path,
                     c1d_escape(descr, strlen(descr), shown, sizeof shown));
   return C1D_OK;
 }
@@ -305,6 +309,14 @@ static c1d_status f4_to_f32(const void *chunk, int64_t n, int64_t first, void *d
   return C1D_OK;
 }
 
+static c1d_status f2_to_f32(const void *chunk, int64_t n, int64_t first, void *dst, void *ctx) {
+  (void)ctx;
+  const unsigned char *b = chunk;
+  float *out = (float *)dst + first;
+  for (int64_t i = 0; i < n; i++) out[i] = c1d_f16_bits_to_float((uint16_t)(b[2 * i] | b[2 * i + 1] << 8));
+  return C1D_OK;
+}
+
 static c1d_status f8_to_f32(const void *chunk, int64_t n, int64_t first, void *dst, void *vctx) {
   f32_ctx *ctx = vctx;
   const double *src = chunk;
@@ -342,7 +354,8 @@ c1d_status c1d_npy_read_f32(const char *path, int allow_f8, float **data, c1d_np
     st = c1d_fail(C1D_ERR_NO_MEMORY, "%s: cannot allocate %.1f MB", path, (double)h.count * 4e-6);
     goto done;
   }
-  st = read_converted(f, path, &h, out, h.dtype == C1D_NPY_F8 ? f8_to_f32 : f4_to_f32, &ctx);
+  st = read_converted(f, path, &h, out,
+                      h.dtype == C1D_NPY_F8 ? f8_to_f32 : h.dtype == C1D_NPY_F2 ? f2_to_f32 : f4_to_f32, &ctx);
   if (st != C1D_OK) goto done;
   *data = out;
   out = NULL;
@@ -359,6 +372,10 @@ static c1d_status to_f64(const void *chunk, int64_t n, int64_t first, void *dst,
   double *out = (double *)dst + first;
   if (h->dtype == C1D_NPY_F8)
     memcpy(out, chunk, (size_t)n * sizeof(double));
+  else if (h->dtype == C1D_NPY_F2)
+    for (int64_t i = 0; i < n; i++)
+      out[i] = c1d_f16_bits_to_float((uint16_t)(((const unsigned char *)chunk)[2 * i] |
+                                                ((const unsigned char *)chunk)[2 * i + 1] << 8));
   else
     for (int64_t i = 0; i < n; i++) out[i] = ((const float *)chunk)[i];
   return C1D_OK;
@@ -431,4 +448,15 @@ c1d_status c1d_npy_write_f32(const char *path, const float *data, int ndim, cons
 
 c1d_status c1d_npy_write_f64(const char *path, const double *data, int ndim, const int64_t *shape) {
   return write_npy(path, data, C1D_NPY_F8, ndim, shape);
+}
+
+c1d_status c1d_npy_write_f16(const char *path, const float *data, int ndim, const int64_t *shape) {
+  int64_t count = 1;
+  for (int i = 0; i < ndim && i < C1D_NPY_MAX_DIMS; i++) count *= shape[i];
+  uint16_t *bits = malloc((size_t)(count > 0 ? count : 1) * sizeof *bits);
+  if (!bits) return c1d_fail(C1D_ERR_NO_MEMORY, "%s: out of memory", path);
+  for (int64_t i = 0; i < count; i++) bits[i] = c1d_float_to_f16_bits(data[i]); /* rounds to nearest */
+  const c1d_status st = write_npy(path, bits, C1D_NPY_F2, ndim, shape);
+  free(bits);
+  return st;
 }

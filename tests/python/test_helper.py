@@ -1,0 +1,194 @@
+"""The Python helper (python/convlab) against real PyTorch CPU convolutions and planted bugs.
+
+Run by tests/test_python.c with Debian's /usr/bin/python3 (python3-torch), PYTHONPATH=python and
+CONVLAB=the built program; by hand from the repository root:
+
+    PYTHONPATH=python /usr/bin/python3 -m unittest tests/python/test_helper.py
+
+Each correct output is PyTorch's own (F.conv1d on the causally padded input, or on the states
+concatenated before it) and must be explained as rounding; each planted bug must be found where it is.
+"""
+
+import os
+import unittest
+
+import torch
+import torch.nn.functional as F
+
+import convlab
+
+NOT_A_BUG = ("fp32-rounding", "tf32-inputs", "reduced-precision")
+
+
+def causal(x, w, b=None, *, dilation=1, groups=1):
+    """PyTorch's causal conv1d: Conv1d(F.pad(x, ((K-1)*D, 0)))."""
+    k = w.shape[-1]
+    return F.conv1d(F.pad(x, ((k - 1) * dilation, 0)), w, b, dilation=dilation, groups=groups)
+
+
+def conv_init(*shape, fan_in, generator):
+    """nn.Conv1d's default initialisation: U(+-1/sqrt(fan_in))."""
+    return (torch.rand(*shape, generator=generator) * 2 - 1) / fan_in ** 0.5
+
+
+class Mamba:
+    """A Mamba-style depthwise problem in bf16: x, w, b and the initial states bf16, SiLU after the bias."""
+
+    def __init__(self, seed, N=2, C=64, L=300, K=4):
+        g = torch.Generator().manual_seed(seed)
+        self.C, self.K, self.L = C, K, L
+        self.x = torch.randn(N, C, L, generator=g).to(torch.bfloat16)
+        self.w = conv_init(C, 1, K, fan_in=K, generator=g).to(torch.bfloat16)
+        self.b = conv_init(C, fan_in=K, generator=g).to(torch.bfloat16)
+        self.s = torch.randn(N, C, K - 1, generator=g).to(torch.bfloat16)
+        self.xs = torch.cat([self.s, self.x], dim=2)  # the states by concatenation
+
+    def reference(self, xs=None):
+        """The documented contract: exact products, a float32 sum, SiLU in float32, one rounding to bf16."""
+        xs = self.xs if xs is None else xs
+        return F.silu(F.conv1d(xs.float(), self.w.float(), self.b.float(), groups=self.C)).to(torch.bfloat16)
+
+    def explain(self, y, **kw):
+        return convlab.explain(self.x, self.w, y, self.b, groups=self.C, activation="silu", initial_states=self.s,
+                               **kw)
+
+
+class CorrectOutputsAreRounding(unittest.TestCase):
+    def test_fp32_dense_conv1d_with_bias_and_dilation_is_fp32_rounding(self):
+        g = torch.Generator().manual_seed(1)
+        x = torch.randn(2, 16, 300, generator=g)
+        w = conv_init(12, 16, 4, fan_in=64, generator=g)
+        b = conv_init(12, fan_in=64, generator=g)
+        r = convlab.assert_rounding_only(x, w, causal(x, w, b, dilation=2), b, dilation=2)
+        self.assertEqual(r["verdict"], "fp32-rounding")
+        self.assertEqual((r["problem"]["C"], r["problem"]["O"], r["problem"]["D"]), (16, 12, 2))
+
+    def test_fp32_grouped_conv1d_is_fp32_rounding(self):
+        g = torch.Generator().manual_seed(2)
+        x = torch.randn(2, 32, 257, generator=g)
+        w = conv_init(16, 8, 3, fan_in=24, generator=g)
+        r = convlab.explain(x, w, causal(x, w, groups=4), groups=4)
+        self.assertEqual(r["verdict"], "fp32-rounding", r["reason"])
+        self.assertEqual(r["problem"]["G"], 4)
+
+    def test_fp32_depthwise_conv1d_is_fp32_rounding_with_its_weight_as_c_1_k_or_c_k(self):
+        g = torch.Generator().manual_seed(3)
+        x = torch.randn(3, 48, 200, generator=g)
+        w = conv_init(48, 1, 4, fan_in=4, generator=g)
+        y = causal(x, w, groups=48)
+        for weight in (w, w.squeeze(1)):
+            r = convlab.explain(x, weight, y, groups=48)
+            self.assertEqual(r["verdict"], "fp32-rounding", r["reason"])
+            self.assertEqual(r["problem"]["G"], 48)
+
+    def test_numpy_arrays_are_explained_like_tensors(self):
+        g = torch.Generator().manual_seed(4)
+        x = torch.randn(1, 8, 128, generator=g)
+        w = conv_init(8, 8, 4, fan_in=32, generator=g)
+        r = convlab.explain(x.numpy(), w.numpy(), causal(x, w).numpy())
+        self.assertEqual(r["verdict"], "fp32-rounding", r["reason"])
+
+    def test_bf16_depthwise_with_silu_and_states_by_concatenation_meets_the_contract(self):
+        m = Mamba(5)
+        r = convlab.assert_rounding_only(m.x, m.w, m.reference(), m.b, groups=m.C, activation="silu",
+                                         initial_states=m.s)
+        self.assertEqual(r["problem"]["dtypes"], {"x": "bf16", "w": "bf16", "b": "bf16", "initial_states": "bf16",
+                                                  "y": "bf16"})
+        self.assertGreater(r["decision"]["exact_fraction"], 0.97, "nearly every bf16 output correctly rounded")
+
+    def test_channel_last_tensors_give_the_same_verdict(self):
+        m = Mamba(6)
+        r = convlab.explain(m.x.transpose(1, 2).contiguous(), m.w, m.reference().transpose(1, 2).contiguous(), m.b,
+                            groups=m.C, activation="silu", initial_states=m.s, layout="nlc")
+        self.assertEqual(r["verdict"], "fp32-rounding", r["reason"])
+        self.assertEqual(r["problem"]["layout"], "nlc")
+
+    def test_pytorchs_native_bf16_conv1d_then_silu_is_not_a_bug(self):
+        # conv1d in bf16 rounds its result before SiLU rounds again: more rounding than the contract, no bug.
+        m = Mamba(7)
+        r = m.explain(F.silu(F.conv1d(m.xs, m.w, m.b, groups=m.C)))
+        self.assertIn(r["verdict"], NOT_A_BUG, r["reason"])
+
+
+class PlantedBugsAreFound(unittest.TestCase):
+    def test_products_rounded_to_bf16_before_the_sum_are_reduced_precision_where_products(self):
+        m = Mamba(8)
+        acc = m.b.float().view(1, -1, 1)
+        for k in range(m.K):  # vLLM issue 52887: each bf16 product rounded to bf16, then an fp32 sum
+            acc = acc + (m.xs[:, :, k:k + m.L] * m.w[:, 0, k].view(1, -1, 1)).float()
+        y = F.silu(acc).to(torch.bfloat16)
+        ref = m.reference()
+        self.assertTrue(torch.allclose(y.float(), ref.float(), rtol=1e-2, atol=5e-2), "allclose passes it")
+        r = m.explain(y)
+        self.assertEqual((r["verdict"], r["where"]), ("reduced-precision", "products"), r["reason"])
+        with self.assertRaises(AssertionError) as caught:
+            convlab.assert_rounding_only(m.x, m.w, y, m.b, groups=m.C, activation="silu", initial_states=m.s)
+        self.assertIn("reduced-precision (where: products)", str(caught.exception))
+
+    def test_an_offset_on_one_channel_is_bug_localized_there(self):
+        m = Mamba(9)
+        y = m.reference().float()
+        y[:, 5, :] += 0.02
+        r = m.explain(y.to(torch.bfloat16))
+        self.assertEqual(r["verdict"], "bug-localized", r["reason"])
+        self.assertEqual((r["region"]["class"], r["region"]["o"]), ("channels", "5"))
+
+    def test_initial_states_ignored_are_bug_localized_at_the_left_edge(self):
+        m = Mamba(10)
+        y = m.reference(torch.cat([torch.zeros_like(m.s), m.x], dim=2))
+        r = m.explain(y)
+        self.assertEqual(r["verdict"], "bug-localized", r["reason"])
+        self.assertEqual(r["region"]["class"], "left-edge")
+
+
+class ClearErrors(unittest.TestCase):
+    def setUp(self):
+        g = torch.Generator().manual_seed(11)
+        self.x = torch.randn(1, 4, 32, generator=g)
+        self.w = conv_init(3, 4, 2, fan_in=8, generator=g)
+        self.y = causal(self.x, self.w)
+
+    def test_a_missing_convlab_is_named(self):
+        old = os.environ.get("CONVLAB")
+        os.environ["CONVLAB"] = "/nonexistent/convlab"
+        try:
+            with self.assertRaises(convlab.ConvlabError) as caught:
+                convlab.explain(self.x, self.w, self.y)
+            self.assertIn("/nonexistent/convlab", str(caught.exception))
+        finally:
+            if old is None:
+                del os.environ["CONVLAB"]
+            else:
+                os.environ["CONVLAB"] = old
+
+    def test_a_float64_tensor_is_refused_by_name(self):
+        with self.assertRaises(TypeError) as caught:
+            convlab.explain(self.x.double(), self.w, self.y)
+        self.assertIn("x is a torch tensor of torch.float64", str(caught.exception))
+
+    def test_tensors_that_do_not_fit_get_convlabs_one_line(self):
+        with self.assertRaises(ValueError) as caught:
+            convlab.explain(self.x, conv_init(3, 3, 2, fan_in=6, generator=torch.Generator()), self.y)
+        self.assertIn("w has C=3 but x has C=4", str(caught.exception))
+        self.assertNotIn("\n", str(caught.exception))
+
+    def test_a_tensor_of_the_wrong_rank_is_refused_before_convlab_runs(self):
+        with self.assertRaises(ValueError) as caught:
+            convlab.explain(self.x[0], self.w, self.y)
+        self.assertIn("x has shape (4, 32)", str(caught.exception))
+
+    def test_a_declared_groups_that_disagrees_with_w_is_refused(self):
+        with self.assertRaises(ValueError) as caught:
+            convlab.explain(self.x, self.w, self.y, groups=2)
+        self.assertIn("--groups 2", str(caught.exception))
+
+    def test_a_nan_input_is_refused(self):
+        x = self.x.clone()
+        x[0, 1, 2] = float("nan")
+        with self.assertRaises(ValueError) as caught:
+            convlab.explain(x, self.w, self.y)
+        self.assertIn("inputs must be finite", str(caught.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()

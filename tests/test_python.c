@@ -1,0 +1,69 @@
+/* The Python helper (python/convlab, `import convlab`) as a PyTorch user meets it: tests/python/
+ * test_helper.py runs with Debian's /usr/bin/python3 and python3-torch against the built convlab
+ * (CONVLAB) and the package in the repository (PYTHONPATH=python). Each group of its unittest cases is
+ * one test here: real PyTorch CPU convolutions (fp32 dense, grouped and depthwise; bf16 depthwise with
+ * SiLU and states by concatenation, in both layouts) explained as rounding, planted bugs (products
+ * rounded to bf16 before the sum, an offset on one channel, states ignored) found where they are, and
+ * clear errors (convlab missing, a float64 tensor, shapes that do not fit, a NaN). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/support/process.h"
+
+#define PYTHON "/usr/bin/python3"
+#define SCRIPT C1D_SOURCE_DIR "/tests/python/test_helper.py"
+
+static char dir[64];
+
+static void make_dir(void) { c1d_test_make_dir(dir, "c1d_py"); }
+static void remove_dir(void) { c1d_test_remove_dir(dir); }
+
+TestSuite(python, .init = make_dir, .fini = remove_dir, .timeout = 300);
+
+/* Runs argv with the helper's environment, stdout and stderr to dir/log: the exit code. */
+static int spawn(const char *const *argv) {
+  char log[128];
+  snprintf(log, sizeof log, "%s/log", dir);
+  setenv("PYTHONPATH", C1D_SOURCE_DIR "/python", 1);
+  setenv("CONVLAB", C1D_TEST_CONVLAB, 1);
+  return c1d_test_spawn(argv, log, NULL);
+}
+
+static const char *log_tail(void) {
+  static char tail[4000];
+  char path[128];
+  snprintf(path, sizeof path, "%s/log", dir);
+  char *log = c1d_test_slurp(path, NULL);
+  const size_t n = log ? strlen(log) : 0;
+  snprintf(tail, sizeof tail, "%s", log ? log + (n > 3900 ? n - 3900 : 0) : "(no log)");
+  free(log);
+  return tail;
+}
+
+/* Skips the test, naming the package, when Debian's Python lacks PyTorch (scripts/deps.sh test has it). */
+static void need_torch(void) {
+  if (access(PYTHON, X_OK) != 0) cr_skip_test(PYTHON " is absent: the Python helper cannot be tested here");
+  const char *argv[] = {PYTHON, "-c", "import torch, numpy", NULL};
+  if (spawn(argv) != 0)
+    cr_skip_test(PYTHON " lacks python3-torch (scripts/deps.sh test installs it): %s", log_tail());
+}
+
+/* The unittest cases of one class of test_helper.py pass. */
+static void run_class(const char *cls) {
+  need_torch();
+  const char *argv[] = {PYTHON, SCRIPT, "-v", cls, NULL};
+  const int code = spawn(argv);
+  cr_expect_eq(code, 0, "%s failed (exit %d):\n%s", cls, code, log_tail());
+  cr_expect(strstr(log_tail(), "\nOK") != NULL, "%s did not report OK:\n%s", cls, log_tail());
+}
+
+Test(python, explains_pytorch_convolutions_fp32_and_bf16_as_rounding) { run_class("CorrectOutputsAreRounding"); }
+
+Test(python, finds_products_rounded_to_bf16_an_offset_channel_and_ignored_states) {
+  run_class("PlantedBugsAreFound");
+}
+
+Test(python, says_in_one_line_what_is_wrong_with_the_tensors_or_the_setup) { run_class("ClearErrors"); }
