@@ -80,11 +80,12 @@ static int option_table(explain_args *a, c1d_option *o) {
 
 /* What a reduced-precision stage means, in words. */
 static const char *reduced_stage(const c1d_explanation *e) {
-  if (!strcmp(e->where, "inputs")) return "inputs rounded to a narrower type than given";
-  if (!strcmp(e->where, "products")) return "products rounded (to bf16, or about 22 bits) before the sum";
-  if (!strcmp(e->where, "accumulation")) return "sums kept in fp16 or bf16";
-  if (!strcmp(e->where, "output")) return "the result rounded to a narrower format, or twice";
-  return strcmp(e->fingerprint, "fp32") ? "outputs stored in a narrower format than float32" : "reduced precision";
+  if (!strcmp(e->where, "inputs")) return "the inputs were rounded to a narrower type than given";
+  if (!strcmp(e->where, "products")) return "the products were rounded (to bf16, or to about 22 bits) before the sum";
+  if (!strcmp(e->where, "accumulation")) return "the sums were kept in fp16 or bf16";
+  if (!strcmp(e->where, "output")) return "the result was rounded to a narrower format, or rounded twice";
+  return strcmp(e->fingerprint, "fp32") ? "the outputs were stored in a narrower format than float32"
+                                        : "precision was lost";
 }
 
 /* The verdict as a sentence a person reads first. */
@@ -100,9 +101,8 @@ static void headline(const c1d_explanation *e, char *buf, size_t size) {
                           "(tf32-inputs).");
       break;
     case C1D_VERDICT_REDUCED_PRECISION:
-      snprintf(buf, size, "Rounding, but more than the contract allows: precision was lost in the %s, %s "
-                          "(reduced-precision, where: %s).",
-               e->where[0] ? e->where : "arithmetic", reduced_stage(e), e->where[0] ? e->where : "?");
+      snprintf(buf, size, "Rounding, but more than the contract allows: %s (reduced-precision%s%s).",
+               reduced_stage(e), e->where[0] ? ", where: " : "", e->where);
       break;
     case C1D_VERDICT_BUG_LOCALIZED:
       snprintf(buf, size, "A bug in %s: n %s, o %s, t %s (bug-localized).", r->kind,

@@ -1,5 +1,6 @@
 /* convlab list: the implementations of the registry with their backend, precision, whether each can run
- * here, and its accumulation-order summary: tier main by default, variants too with --all (every tier),
+ * here, what problems it handles (its caps: groups, states, SiLU, bf16/fp16), and its accumulation-order
+ * summary: tier main by default, variants too with --all (every tier),
  * the bug zoo's mutants with --mutants or --all. */
 #include <stdio.h>
 #include <string.h>
@@ -32,7 +33,9 @@ int c1d_cmd_list(int argc, char **argv) {
   if (help) {
     c1d_cli_help(stdout, "convlab list [--all] [--mutants]",
                  "Lists the implementations: backend, precision class, whether it can run on this\n"
-                 "machine (and why not), and its precision and accumulation order. Tier main by\n"
+                 "machine (and why not), the problems it handles beyond the plain one (dense, fp32, no\n"
+                 "states or activation): groups, initial states, SiLU, bf16/fp16 tensors; and its\n"
+                 "precision and accumulation order. Tier main by\n"
                  "default (what `convlab run` runs); --all adds the variants (kept for comparison,\n"
                  "run when named and by `convlab bench`) and the mutants (the bug zoo).",
                  opts, n_opts);
@@ -50,6 +53,12 @@ int c1d_cmd_list(int argc, char **argv) {
            c1d_precision_name(impl->precision), why ? "no: " : "yes", why ? why : "");
     printf("    %s%s%s%s\n", impl->summary ? impl->summary : "", impl->tier != C1D_TIER_MAIN ? " [" : "",
            impl->tier != C1D_TIER_MAIN ? c1d_tier_name(impl->tier) : "", impl->tier != C1D_TIER_MAIN ? "]" : "");
+    char caps[96];
+    c1d_caps_format(impl->caps, caps, sizeof caps);
+    if (impl->caps)
+      printf("    handles: %s%s\n", caps, impl->caps & C1D_CAP_DEPTHWISE_ONLY ? "" : " (and the plain problem)");
+    else
+      printf("    handles: the plain problem only (dense, fp32, no states or activation)\n");
     if (impl->twin)
       printf("    CPU twin: %s (%s)\n", impl->twin,
              impl->twin_bit_exact ? "identical bits" : "statistical: the same error, not the same bits");

@@ -1,14 +1,15 @@
 #!/usr/bin/python3
 """NumPy's side of the .npy interoperability test (tests/test_npy.c runs it with /usr/bin/python3).
 
-  npy_interop.py write DIR   NumPy writes files for convlab to read (versions 1.0, 2.0, 3.0; f4, f8).
+  npy_interop.py write DIR   NumPy writes files for convlab to read (versions 1.0, 2.0, 3.0; f4, f8, f2).
   npy_interop.py check DIR   NumPy reads the files convlab wrote and compares them bit for bit.
   npy_interop.py conv DIR    NumPy writes x, w (float64 holding float32 values), b and its own causal
                              Conv1d output y (float64 sums rounded once to float32), D = 2, for
                              `convlab run --x --w --b --y` to score (tests/test_cli.c).
 
 Values follow one formula on both sides, so neither needs the other's output:
-  f8: i*0.37 - 3.0 (double arithmetic);  f4: that double rounded to float32.
+  f8: i*0.37 - 3.0 (double arithmetic);  f4: that double rounded to float32;  f2: the f4 value rounded
+  to float16.
 Exit status 0 on success; a mismatch prints one line and exits 1.
 """
 import os
@@ -24,6 +25,12 @@ def values(shape, dtype):
 
 
 SPECIALS = np.array([-0.0, 1e-45, np.inf, -np.inf, np.nan, 3.4028235e38, 1.0], dtype=np.float32)
+# float16: -0, the smallest subnormal 2^-24, the largest normal, Inf, NaN
+SPECIALS_F2 = np.array([-0.0, 2.0 ** -24, 65504.0, np.inf, np.nan], dtype=np.float16)
+
+
+def values_f2(shape):
+    return values(shape, np.float32).astype(np.float16)
 
 
 def write(d):
@@ -38,13 +45,15 @@ def write(d):
     np.save(os.path.join(d, "np_fortran.npy"), np.asfortranarray(values((3, 4), np.float32)))
     np.save(os.path.join(d, "np_int.npy"), np.arange(6, dtype=np.int32))
     np.save(os.path.join(d, "np_big_endian.npy"), values((5,), np.dtype(">f4")))
+    np.save(os.path.join(d, "np_f2_v1.npy"), values_f2((2, 3, 5)))
+    np.save(os.path.join(d, "np_f2_specials.npy"), SPECIALS_F2)
 
 
 def expect(name, got, want):
     if got.dtype != want.dtype or got.shape != want.shape:
         print("%s: got %s %s, want %s %s" % (name, got.dtype, got.shape, want.dtype, want.shape))
         sys.exit(1)
-    bits = np.uint32 if want.dtype == np.float32 else np.uint64
+    bits = {np.dtype(np.float16): np.uint16, np.dtype(np.float32): np.uint32}.get(want.dtype, np.uint64)
     if not np.array_equal(got.view(bits), want.view(bits)):
         print("%s: values differ" % name)
         sys.exit(1)
@@ -56,6 +65,7 @@ def check(d):
     expect("c_vec.npy", np.load(os.path.join(d, "c_vec.npy")), values((11,), np.float32))
     expect("c_scalar.npy", np.load(os.path.join(d, "c_scalar.npy")), np.array(2.5, dtype=np.float32))
     expect("c_specials.npy", np.load(os.path.join(d, "c_specials.npy")), SPECIALS)
+    expect("c_f2.npy", np.load(os.path.join(d, "c_f2.npy")), values_f2((2, 3, 5)))
 
 
 def conv(d):

@@ -17,6 +17,7 @@
 #include "harness/execute.h"
 #include "harness/npy.h"
 #include "harness/registry.h"
+#include "tests/support/convlab_run.h"
 #include "tests/support/process.h"
 
 #define MAX_ARGS 16
@@ -30,49 +31,14 @@ static void remove_dir(void) { c1d_test_remove_dir(dir); }
 
 TestSuite(cli, .init = make_dir, .fini = remove_dir, .timeout = 120);
 
-typedef struct outcome {
-  int code;
-  char out[65536], err[4096];
-} outcome;
+typedef c1d_outcome outcome;
 
-static void slurp_into(const char *path, char *buf, size_t size) {
-  char *text = c1d_test_slurp(path, NULL);
-  snprintf(buf, size, "%s", text ? text : "");
-  free(text);
-}
+static void run_convlab(const char *const *args, outcome *o) { c1d_test_run_convlab(dir, args, o); }
 
-/* Runs convlab with args (NULL-terminated), stdout and stderr captured to files; stdin is /dev/null. */
-static void run_convlab(const char *const *args, outcome *o) {
-  char out_path[128], err_path[128];
-  snprintf(out_path, sizeof out_path, "%s/stdout", dir);
-  snprintf(err_path, sizeof err_path, "%s/stderr", dir);
-  const char *argv[MAX_ARGS + 2] = {C1D_TEST_CONVLAB};
-  int n = 0;
-  while (args[n] && n < MAX_ARGS) {
-    argv[n + 1] = args[n];
-    n++;
-  }
-  argv[n + 1] = NULL;
-  o->code = c1d_test_spawn(argv, out_path, err_path);
-  cr_assert_geq(o->code, 0, "convlab died from a signal");
-  slurp_into(out_path, o->out, sizeof o->out);
-  slurp_into(err_path, o->err, sizeof o->err);
-  unlink(out_path);
-  unlink(err_path);
-}
+static int line_count(const char *s) { return c1d_test_line_count(s); }
 
-static int line_count(const char *s) {
-  int n = 0;
-  for (; *s; s++) n += *s == '\n';
-  return n;
-}
-
-/* Exit code, exactly one stderr line containing `message`, nothing on stdout. */
 static void expect_one_line_error(const outcome *o, int code, const char *message) {
-  cr_expect_eq(o->code, code, "exit code %d, wanted %d (stderr: %s)", o->code, code, o->err);
-  cr_expect_eq(line_count(o->err), 1, "one line on stderr, got: %s", o->err);
-  cr_expect(strstr(o->err, message) != NULL, "stderr '%s' lacks '%s'", o->err, message);
-  cr_expect_str_eq(o->out, "", "nothing on stdout");
+  c1d_test_expect_one_line_error(o, code, message);
 }
 
 static const char *path_of(const char *name) {

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "harness/npy.h"
+#include "numerics/arith.h"
 
 // --- helpers -----------------------------------------------------------------------------------
 
@@ -309,6 +310,18 @@ Test(npy, loads_every_file_numpy_writes_with_identical_values) {
   c1d_npy_header h;
   cr_expect_eq(c1d_npy_probe(path_of("np_fortran.npy"), &h), C1D_ERR_FORMAT);
   cr_expect_eq(c1d_npy_probe(path_of("np_int.npy"), &h), C1D_ERR_FORMAT);
+  /* float16: converted exactly, subnormals, the largest normal, Inf and NaN included */
+  cr_assert_eq(c1d_npy_read_f32(path_of("np_f2_v1.npy"), 0, &s, &h, NULL), C1D_OK, "%s", c1d_error_detail());
+  cr_expect_eq(h.dtype, C1D_NPY_F2);
+  cr_expect_eq(h.count, 30);
+  for (int k = 0; k < 30; k++) cr_expect_eq(s[k], c1d_round_fp16(f4_value(k)), "np_f2_v1.npy[%d]", k);
+  free(s);
+  cr_assert_eq(c1d_npy_read_f32(path_of("np_f2_specials.npy"), 0, &s, NULL, NULL), C1D_OK);
+  cr_expect(signbit(s[0]) && s[0] == 0.0f);
+  cr_expect_eq(s[1], 0x1p-24f);
+  cr_expect_eq(s[2], 65504.0f);
+  cr_expect(isinf(s[3]) && isnan(s[4]));
+  free(s);
   cr_expect_eq(c1d_npy_probe(path_of("np_big_endian.npy"), &h), C1D_ERR_FORMAT);
 }
 
@@ -326,6 +339,7 @@ Test(npy, writes_files_numpy_loads_with_identical_values) {
   cr_assert_eq(c1d_npy_write_f32(path_of("c_vec.npy"), vec, 1, &s11), C1D_OK);
   cr_assert_eq(c1d_npy_write_f32(path_of("c_scalar.npy"), &scalar, 0, NULL), C1D_OK);
   cr_assert_eq(c1d_npy_write_f32(path_of("c_specials.npy"), specials, 1, &s7), C1D_OK);
+  cr_assert_eq(c1d_npy_write_f16(path_of("c_f2.npy"), f4, 3, s3), C1D_OK); /* rounded to float16 */
   cr_expect_eq(run_script("check"), 0, "NumPy disagrees with convlab's files (see the line above)");
 }
 
