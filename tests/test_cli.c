@@ -41,13 +41,7 @@ static void expect_one_line_error(const outcome *o, int code, const char *messag
   c1d_test_expect_one_line_error(o, code, message);
 }
 
-static const char *path_of(const char *name) {
-  static char p[8][160];
-  static int next = 0;
-  char *out = p[next++ % 8];
-  snprintf(out, sizeof p[0], "%s/%s", dir, name);
-  return out;
-}
+static const char *path_of(const char *name) { return c1d_test_path(dir, name); }
 
 /* x (N=2, C=4, L=16), w (O=3, C, K=2), b (O), y (N, O, L) with simple values. */
 static void write_tensors(int w_channels) {

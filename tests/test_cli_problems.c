@@ -28,13 +28,7 @@ static void remove_dir(void) { c1d_test_remove_dir(dir); }
 
 TestSuite(cli_problems, .init = make_dir, .fini = remove_dir, .timeout = 120);
 
-static const char *path_of(const char *name) {
-  static char p[8][160];
-  static int next = 0;
-  char *out = p[next++ % 8];
-  snprintf(out, sizeof p[0], "%s/%s", dir, name);
-  return out;
-}
+static const char *path_of(const char *name) { return c1d_test_path(dir, name); }
 
 static c1d_outcome *run(const char *const *args) {
   c1d_outcome *o = malloc(sizeof *o);

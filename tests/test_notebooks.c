@@ -44,14 +44,9 @@ static int spawn(const char *const *argv) {
 
 /* The last part of the log, for a failure message (static buffer). */
 static const char *log_tail(void) {
-  static char tail[3000];
   char path[128];
   snprintf(path, sizeof path, "%s/log", dir);
-  char *log = c1d_test_slurp(path, NULL);
-  const size_t n = log ? strlen(log) : 0;
-  snprintf(tail, sizeof tail, "%s", log ? log + (n > 2900 ? n - 2900 : 0) : "(no log)");
-  free(log);
-  return tail;
+  return c1d_test_tail(path);
 }
 
 /* Skips the test when Debian's Python lacks a module the notebooks need, naming the packages. */

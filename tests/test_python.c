@@ -33,14 +33,9 @@ static int spawn(const char *const *argv) {
 }
 
 static const char *log_tail(void) {
-  static char tail[4000];
   char path[128];
   snprintf(path, sizeof path, "%s/log", dir);
-  char *log = c1d_test_slurp(path, NULL);
-  const size_t n = log ? strlen(log) : 0;
-  snprintf(tail, sizeof tail, "%s", log ? log + (n > 3900 ? n - 3900 : 0) : "(no log)");
-  free(log);
-  return tail;
+  return c1d_test_tail(path);
 }
 
 /* Skips the test, naming the package, when Debian's Python lacks PyTorch (scripts/deps.sh test has it). */

@@ -9,6 +9,7 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -96,4 +97,21 @@ char *c1d_test_slurp(const char *path, size_t *len) {
   fclose(f);
   if (len) *len = (size_t)n;
   return s;
+}
+
+const char *c1d_test_tail(const char *path) {
+  static char tail[4000];
+  char *log = c1d_test_slurp(path, NULL);
+  const size_t n = log ? strlen(log) : 0;
+  snprintf(tail, sizeof tail, "%s", log ? log + (n > sizeof tail - 100 ? n - (sizeof tail - 100) : 0) : "(no log)");
+  free(log);
+  return tail;
+}
+
+const char *c1d_test_path(const char *dir, const char *name) {
+  static char p[8][256];
+  static int next = 0;
+  char *out = p[next++ % 8];
+  snprintf(out, sizeof p[0], "%s/%s", dir, name);
+  return out;
 }

@@ -30,4 +30,11 @@ int c1d_test_spawn_tty(const char *const *argv, const char *out_path, const char
 /* The whole file as a string (caller frees; *len the byte count when len is not NULL), or NULL. */
 char *c1d_test_slurp(const char *path, size_t *len);
 
+/* The last part of a file (a program's log), for a failure message: a static buffer, "(no log)" when the
+ * file cannot be read. */
+const char *c1d_test_tail(const char *path);
+
+/* dir/name in one of 8 rotating static buffers (a few paths per call stay valid together). */
+const char *c1d_test_path(const char *dir, const char *name);
+
 #endif
