@@ -73,6 +73,7 @@ static int option_table(explain_args *a, c1d_option *o) {
       {"--html", C1D_OPT_FLAG, &a->html, 0, 0, NULL, "with --out: also report.html, plots that open offline", 0},
       {"--estimate", C1D_OPT_FLAG, &a->estimate, 0, 0, NULL, "say how big the work is and how long it takes here; stop", 0},
   };
+  _Static_assert(sizeof t / sizeof t[0] + C1D_PROBLEM_OPTIONS <= MAX_OPTS, "MAX_OPTS is too small");
   const int n = (int)(sizeof t / sizeof t[0]);
   memcpy(o, t, sizeof t);
   return n + c1d_problem_options(&a->problem, o + n);

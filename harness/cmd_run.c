@@ -112,6 +112,7 @@ static int option_table(run_args *a, c1d_option *o) {
        "generated tensors' types: x=bf16,w=bf16,y=bf16 (x w b s y, or all; f32 bf16 f16)", 0},
       {"--estimate", C1D_OPT_FLAG, &a->estimate, 0, 0, NULL, "say how big the run is and how long it takes here; stop", 0},
   };
+  _Static_assert(sizeof t / sizeof t[0] + C1D_PROBLEM_OPTIONS <= MAX_OPTS, "MAX_OPTS is too small");
   const int n = (int)(sizeof t / sizeof t[0]);
   memcpy(o, t, sizeof t);
   return n + c1d_problem_options(&a->problem, o + n);
