@@ -158,21 +158,7 @@ static cJSON *verdict_json(const c1d_explanation *e, const c1d_metrics *m, const
   cJSON *root = c1d_explanation_json(e);
   if (!root) return NULL;
   cJSON_AddStringToObject(root, "name", name);
-  cJSON *p = cJSON_AddObjectToObject(root, "problem");
-  const struct { const char *k; int64_t v; } dims[] = {{"N", s->N}, {"C", s->C}, {"O", s->O},
-                                                       {"L", s->L}, {"K", s->K}, {"D", s->D}};
-  for (unsigned i = 0; i < sizeof dims / sizeof dims[0]; i++)
-    cJSON_AddNumberToObject(p, dims[i].k, (double)dims[i].v);
-  cJSON_AddBoolToObject(p, "bias", s->bias);
-  cJSON_AddNumberToObject(p, "G", (double)c1d_groups(s));
-  cJSON_AddBoolToObject(p, "initial_states", s->states);
-  cJSON_AddStringToObject(p, "activation", s->act == C1D_ACT_SILU ? "silu" : "none");
-  cJSON_AddStringToObject(p, "layout", s->layout == C1D_LAYOUT_NLC ? "nlc" : "ncl");
-  cJSON *dt = cJSON_AddObjectToObject(p, "dtypes");
-  const struct { const char *k; c1d_dtype d; } types[] = {
-      {"x", s->dt.x}, {"w", s->dt.w}, {"b", s->dt.b}, {"initial_states", s->dt.s}, {"y", s->dt.y}};
-  for (unsigned i = 0; i < sizeof types / sizeof types[0]; i++)
-    cJSON_AddStringToObject(dt, types[i].k, c1d_dtype_name(types[i].d));
+  cJSON_AddItemToObject(root, "problem", c1d_problem_json(s));
   cJSON *f = cJSON_AddObjectToObject(root, "files");
   if (a->case_path) {
     cJSON_AddStringToObject(f, "case", a->case_path);

@@ -34,6 +34,9 @@ char *c1d_report_json_text(const c1d_report_meta *meta, const c1d_run_results *r
 /* One explanation (verdict, reason, evidence, region) as a cJSON object, or NULL when out of memory;
  * shared by the run report and `convlab explain --json`. */
 struct cJSON *c1d_explanation_json(const c1d_explanation *e);
+/* The problem object of run's and explain's JSON: the shape, groups, states, activation, layout and
+ * the five tensors' types (docs/report-format.md). */
+struct cJSON *c1d_problem_json(const c1d_shape *s);
 
 /* The trial among n whose verdict is the most severe (bugs first), and how many trials share it. */
 const c1d_trial_result *c1d_worst_verdict(const c1d_trial_result *trials, int n, int *same);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "harness/report.h"
+#include "reference/dtype.h"
 #include "harness/version.h"
 
 #ifndef C1D_COMPILE_FLAGS
@@ -46,15 +47,26 @@ static double frac(int64_t part, int64_t count) { return count > 0 ? (double)par
 
 // --- sections ----------------------------------------------------------------------------------
 
-static cJSON *problem_json(const c1d_run_results *r) {
+cJSON *c1d_problem_json(const c1d_shape *s) {
   cJSON *p = cJSON_CreateObject();
-  add_num(p, "N", (double)r->shape.N);
-  add_num(p, "C", (double)r->shape.C);
-  add_num(p, "O", (double)r->shape.O);
-  add_num(p, "L", (double)r->shape.L);
-  add_num(p, "K", (double)r->shape.K);
-  add_num(p, "D", (double)r->shape.D);
-  cJSON_AddBoolToObject(p, "bias", r->shape.bias);
+  const struct { const char *k; int64_t v; } dims[] = {{"N", s->N}, {"C", s->C}, {"O", s->O},
+                                                       {"L", s->L}, {"K", s->K}, {"D", s->D}};
+  for (unsigned i = 0; i < sizeof dims / sizeof dims[0]; i++) add_num(p, dims[i].k, (double)dims[i].v);
+  cJSON_AddBoolToObject(p, "bias", s->bias);
+  add_num(p, "G", (double)c1d_groups(s));
+  cJSON_AddBoolToObject(p, "initial_states", s->states);
+  cJSON_AddStringToObject(p, "activation", s->act == C1D_ACT_SILU ? "silu" : "none");
+  cJSON_AddStringToObject(p, "layout", s->layout == C1D_LAYOUT_NLC ? "nlc" : "ncl");
+  cJSON *dt = cJSON_AddObjectToObject(p, "dtypes");
+  const struct { const char *k; c1d_dtype d; } types[] = {
+      {"x", s->dt.x}, {"w", s->dt.w}, {"b", s->dt.b}, {"initial_states", s->dt.s}, {"y", s->dt.y}};
+  for (unsigned i = 0; i < sizeof types / sizeof types[0]; i++)
+    cJSON_AddStringToObject(dt, types[i].k, c1d_dtype_name(types[i].d));
+  return p;
+}
+
+static cJSON *problem_json(const c1d_run_results *r) {
+  cJSON *p = c1d_problem_json(&r->shape);
   add_num(p, "flops", r->flops);
   return p;
 }

@@ -237,6 +237,27 @@ Test(cli_problems, generates_the_grouped_bf16_silu_problem_with_states_that_the_
   free(y), free(y0), free(o);
 }
 
+Test(cli_problems, writes_the_declared_problem_into_the_run_report) {
+  c1d_outcome *o = run_generated("json", (const char *[]){"--groups", "8", "--activation", "silu", "--initial-states",
+                                                          "--dtype", "x=bf16,y=f16", "--json", NULL});
+  cr_assert_eq(o->code, 0, "%s", o->err);
+  cJSON *r = json_of(o);
+  const cJSON *p = cJSON_GetObjectItemCaseSensitive(r, "problem");
+  cr_assert_not_null(p, "the report has a problem object");
+  cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "G")), 8.0);
+  cr_expect(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(p, "initial_states")));
+  cr_expect_str_eq(str_at(p, "activation"), "silu");
+  cr_expect_str_eq(str_at(p, "layout"), "ncl");
+  const cJSON *dt = cJSON_GetObjectItemCaseSensitive(p, "dtypes");
+  cr_expect_str_eq(str_at(dt, "x"), "bf16");
+  cr_expect_str_eq(str_at(dt, "w"), "f32");
+  cr_expect_str_eq(str_at(dt, "y"), "f16");
+  /* depthwise: 2*N*O*L*(C/G)*K = 2*2*8*64*1*4 */
+  cr_expect_eq(cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "flops")), 8192.0);
+  cJSON_Delete(r);
+  free(o);
+}
+
 Test(cli_problems, says_which_implementation_cannot_run_the_declared_problem) {
   c1d_outcome *o = run((const char *[]){"run", "--batch", "1", "--cin", "8", "--cout", "8", "--length", "32",
                                         "--groups", "8", "--compare", "naive,grouped_naive", NULL});
