@@ -222,7 +222,7 @@ static const c1d_noise_ref *lazy_arbitrary_noise(void *ctx) {
 
 static c1d_layout layout_of(const c1d_explainer *ex) {
   const c1d_shape *s = &ex->shape;
-  c1d_layout lay = {s->N, s->O, s->L, s->K, s->D, c1d_pad(s), ex->terms_t, (int)s->dt.y};
+  c1d_layout lay = {s->N, s->O, s->L, s->K, s->D, c1d_pad(s), ex->terms_t, (int)s->dt.y, ex->act_v};
   return lay;
 }
 
@@ -286,12 +286,16 @@ c1d_status c1d_explainer_prepare_ex(c1d_explainer *ex, const c1d_shape *s, const
       goto done;
     }
     double *m = ex->mag_owned = malloc((size_t)total * sizeof *m);
-    if (!m) {
+    float *v = ex->act_v = malloc((size_t)total * sizeof *v);
+    if (!m || !v) {
       st = c1d_fail(C1D_ERR_NO_MEMORY, "explainer: cannot allocate the magnitudes after the activation");
       goto done;
     }
 #pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < total; i++) m[i] = fabs(c1d_silu_deriv_f64(in->pre[i])) * in->mag[i] + fabs(ref[i]);
+    for (int64_t i = 0; i < total; i++) {
+      m[i] = fabs(c1d_silu_deriv_f64(in->pre[i])) * in->mag[i] + fabs(ref[i]);
+      v[i] = (float)in->pre[i];
+    }
     ex->mag = m;
   }
   const double *mag = ex->mag;
@@ -382,6 +386,7 @@ void c1d_explainer_release(c1d_explainer *ex) {
   free(ex->full_sq);
   free(ex->perm);
   free(ex->mag_owned);
+  free(ex->act_v);
   if (ex->arbitrary_ready) c1d_noise_ref_free(&ex->arbitrary);
   memset(ex, 0, sizeof *ex);
 }
@@ -390,5 +395,6 @@ double c1d_explainer_host_bytes(const c1d_shape *s) {
   /* The naive output, sigma and the repeat flags (4 + 4 + 1 bytes), the classification's q^2, 1/sigma^2
    * and marks (4 + 8 + 1), and one model's full arrays at a time in practice (prediction and two
    * truncation biases: 12); the sample's arrays are small. */
-  return (double)c1d_y_count(s) * 34.0 + (double)C1D_EXPLAIN_SAMPLE * 8.0 * 24.0;
+  /* With an activation also the magnitudes after it and the sums before it (8 + 4). */
+  return (double)c1d_y_count(s) * (34.0 + (s->act != C1D_ACT_NONE ? 12.0 : 0.0)) + (double)C1D_EXPLAIN_SAMPLE * 8.0 * 24.0;
 }

@@ -27,6 +27,7 @@ typedef struct c1d_explainer {
   const float *x, *w, *b, *st;  /* borrowed until release: lazy models read them */
   const double *ref, *mag;      /* borrowed: the oracle and magnitudes (mag is mag_owned after SiLU) */
   double *mag_owned;            /* owned with an activation: |act'(v)| m + |y| */
+  float *act_v;                 /* owned with an activation: the exact sum v before it */
   int64_t *terms_t;             /* owned: terms per position */
   float *naive;                 /* the naive order's output (owned when naive_owned) */
   int naive_owned;

@@ -166,6 +166,7 @@ typedef struct explan {
   int store;     /* STORE_*: outputs stored in a narrower format */
   int declared;  /* ... because the problem declares y of that type (the contract's one rounding) */
   double scale;  /* sigma multiplier: 1, or the arbitrary order's level on order-sensitive inputs */
+  int act;       /* the activation evaluated with a fast exponential (act_fast_allowance) */
 } explan;
 
 #define PRODUCT_ALLOWANCE 0x1p-22
@@ -199,10 +200,22 @@ static double accumulator_scale(c1d_accumulation acc) {
   return acc == C1D_ACC_FP16 ? 0x1p13 : acc == C1D_ACC_BF16 ? 0x1p16 : 1.0;
 }
 
-static double sigma_of(const explan *x, double sigma, double sq) {
+/* What SiLU's float32 evaluation may add to output i, beyond rounding: y = v / (1 + e) with e = exp(-v)
+ * from a fast exponential (CUDA's __expf: 2 + 1.17|v| ulp), its relative error carried into y with
+ * weight e / (1 + e), and three roundings (the sum 1 + e, the division, the store). 0 without an
+ * activation. An upper bound; as a noise, about half of it. */
+static double act_fast_allowance(const c1d_layout *lay, int64_t i, double y) {
+  if (!lay->act_v) return 0.0;
+  const double v = lay->act_v[i], e = exp(-v), share = isinf(e) ? 1.0 : e / (1.0 + e);
+  return fabs(y) * C1D_U_FP32 * (3.0 + (4.0 + 2.4 * fabs(v)) * share);
+}
+
+/* act: act_fast_allowance of the element (used when x->act). */
+static double sigma_of(const explan *x, double sigma, double sq, double act) {
   double s2 = sigma * sigma;
   if (x->allow) s2 += PRODUCT_ALLOWANCE * PRODUCT_ALLOWANCE * sq;
-  return sqrt(s2) * x->scale * accumulator_scale(x->acc);
+  const double s = sqrt(s2) * x->scale * accumulator_scale(x->acc);
+  return x->act ? sqrt(s * s + 0.25 * act * act) : s;
 }
 
 /* The worst-case bound on the residual of an element with n terms and magnitude m under x: its
@@ -212,7 +225,7 @@ static double sigma_of(const explan *x, double sigma, double sq) {
  * accumulation (2u per step when truncated), products off by up to 3 * 2^-22 (3xTF32-class splits),
  * and for a model of rounded inputs a whole other rounding of them (ties away against ties to even,
  * truncation), plus the subnormal term and the float64 oracle's own slack. */
-static double worst_case_of(const explan *x, int64_t n, double m) {
+static double worst_case_of(const explan *x, int64_t n, double m, double act) {
   const double u = (x->acc == C1D_ACC_TRUNCATED ? 2.0 : 1.0) * C1D_U_FP32 * accumulator_scale(x->acc);
   double b = c1d_gamma(n + 1, u) * m * (1.0 + 0x1p-10) + 1e-12 * m + 0x1p-149 * (double)(n + 1);
   b += 3.0 * PRODUCT_ALLOWANCE * m;
@@ -227,7 +240,7 @@ static double worst_case_of(const explan *x, int64_t n, double m) {
     default: ui = C1D_U_TF32_TRUNC; break;
   }
   b += (2.0 * ui + ui * ui) * m;
-  return b * x->scale;
+  return b * x->scale + 2.0 * act; /* act: SiLU's evaluation (any float32 one) and its underflow */
 }
 
 static int64_t terms_of(const c1d_layout *lay, int64_t t) { return lay->terms_t ? lay->terms_t[t] : 1; }
@@ -389,7 +402,8 @@ static ratios sample_ratio(const c1d_classifier_input *in, const explan *x, samp
     const float a = in->cand[i];
     if (!isfinite(a) || !isfinite(in->ref[i]) || !(in->noise->sigma[i] > 0)) continue;
     const double r = residual_of(x, a, in->ref[i], dl ? dl[j] : 0.0, bt ? bt[j] : 0.0, bt ? bt[S + j] : 0.0);
-    const double s = sigma_of(x, in->noise->sigma[i], sq ? sq[j] : 0.0);
+    const double act = x->act ? act_fast_allowance(&in->layout, i, in->ref[i]) : 0.0;
+    const double s = sigma_of(x, in->noise->sigma[i], sq ? sq[j] : 0.0, act);
     sum += r / s;
     sc->a[n++] = (r / s) * (r / s);
   }
@@ -431,9 +445,14 @@ static void choose(const c1d_classifier_input *in, int store, double scale, samp
   out->ratio = (ratios){INFINITY, INFINITY, INFINITY, 0.0};
   int clean = 0, have_fit = 0;
   choice closest = *out;
+  /* With an activation, a second pass allows its evaluation with a fast exponential: only when the
+   * first found no clean fit. */
+  const int passes = in->layout.act_v ? 2 : 1;
+  for (int pass = 0; pass < passes && !clean; pass++)
   for (int k = 0; k < N_TRY && !clean; k++) {
     explan x = {.factor = C1D_ORDER_FACTOR, .model = try_order[k].model, .acc = try_order[k].acc,
-                .allow = try_order[k].allow, .store = store, .declared = declared, .scale = scale};
+                .allow = try_order[k].allow, .store = store, .declared = declared, .scale = scale,
+                .act = pass};
     if (x.allow && have_fit && !out->x.allow) continue; /* never looser than a fit in hand */
     /* On order-sensitive inputs a product allowance would only stand in for another order's error. */
     if (x.allow && order_sensitive(in, sc)) continue;
@@ -551,14 +570,16 @@ static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_p
       p->inv_s2[i] = 0.0;
       if (!isfinite(y) || !isfinite(a) || !(in->noise->sigma[i] > 0)) continue;
       const double r = residual_of(x, a, y, dl ? dl[i] : 0.0, bt ? bt[i] : 0.0, bt ? bt[M + i] : 0.0);
-      const double s = sigma_of(x, in->noise->sigma[i], sq ? sq[i] : 0.0);
+      const double act = act_fast_allowance(lay, i, y);
+      const double s = sigma_of(x, in->noise->sigma[i], sq ? sq[i] : 0.0, act);
       const double q = r / (F * s);
       p->q2[i] = (float)(q * q);
       p->row_r2[row] += r * r;
       p->inv_s2[i] = 1.0 / (F * F * s * s);
       p->row_count[row]++;
       p->row_exact[row] += a == correctly_rounded(lay->out_dtype, y);
-      if (fabs(r) > worst_case_of(x, terms_of(lay, t), in->mag[i])) {
+      const double act_any = act + (c1d_act_underflows(lay, i, y) ? fabs(y) : 0.0);
+      if (fabs(r) > worst_case_of(x, terms_of(lay, t), in->mag[i], act_any)) {
         p->row_beyond[row]++;
         p->mark[i] = 1; /* beyond the worst case: offending whatever the tests say */
       }
@@ -586,7 +607,7 @@ static void describe_explanation(const explan *x, int alt, char *buf, size_t siz
   else
     snprintf(acc, sizeof acc, "float32 accumulation rounded to nearest");
   const char *in;
-  char tmp[96];
+  char tmp[128];
   switch (x->model) {
     case C1D_MODEL_FP32: in = x->allow ? "products with about 22 bits (3xTF32-class splits), " : ""; break;
     case C1D_MODEL_3XTF32: in = "3xTF32 split products, "; break;
@@ -608,8 +629,8 @@ static void describe_explanation(const explan *x, int alt, char *buf, size_t siz
     case C1D_MODEL_BF16_PRODUCTS: in = "products rounded to bf16 before the sum, "; break;
     default: in = "";
   }
-  snprintf(tmp, sizeof tmp, "%s%s", x->store == STORE_BF16 ? ", one rounding to bf16"
-                                  : x->store == STORE_FP16 ? ", one rounding to fp16" : "",
+  snprintf(tmp, sizeof tmp, "%s%s%s", x->act ? ", SiLU with a fast exponential" : "",
+           x->store == STORE_BF16 ? ", one rounding to bf16" : x->store == STORE_FP16 ? ", one rounding to fp16" : "",
            x->store != STORE_NONE && !x->declared ? " (outputs stored narrower than float32)" : "");
   snprintf(buf, size, "%s%s%s", in, acc, tmp);
 }
@@ -948,6 +969,9 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
                "that no rounding model explains (the closest, %s, leaves %.3g times the float32 noise)",
                out->what, sqrt(ch.ratio.median));
     if (!ch.fits) out->model = -1;
+    /* A long region list may cut the reason short; the region object keeps it whole. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-truncation"
     snprintf(out->reason, sizeof out->reason,
              "%lld elements (%.3g%%) carry errors %s; %s; decided by %s at false-alarm probability "
              "%.0e; unexplained rms %.3g against %.3g for float32 rounding in the naive order: a bug in "
@@ -957,6 +981,7 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
                            : "all inside the worst-case bound",
              out->test, C1D_ALPHA, out->unexplained_rms, out->reference_rms, out->region.kind,
              out->region.n, out->region.o, out->region.t, race);
+#pragma GCC diagnostic pop
   } else {
     out->verdict = verdict_of(&ch.x, out->where, sizeof out->where);
     char fit[400], prediction[160] = "", limits[256];

@@ -182,7 +182,7 @@ typedef struct c1d_region {
 typedef struct c1d_explanation {
   c1d_verdict verdict;
   char reason[1024];                 /* in plain words: what fits, or what fired and where */
-  char what[192];                    /* the fitted explanation in words, "" when none fits */
+  char what[256];                    /* the fitted explanation in words, "" when none fits */
   char where[16];                    /* reduced-precision: "inputs", "products", "accumulation",
                                         "output"; "" otherwise */
   int model;                         /* C1D_MODEL_* that explains the bulk, or -1 */

@@ -106,6 +106,7 @@ int c1d_noise_ref_build(const c1d_layout *lay, const double *ref, const double *
       const double floor_sub = 0x1p-150 * sqrt((double)n_terms + 1.0);
       if (sigma < floor_out) sigma = floor_out;
       if (sigma < floor_sub) sigma = floor_sub;
+      if (c1d_act_underflows(lay, i, ref[i]) && sigma < fabs(ref[i])) sigma = fabs(ref[i]);
       out->sigma[i] = (float)sigma;
     }
   }

@@ -26,7 +26,15 @@ typedef struct c1d_layout {
   int64_t pad;              /* (K-1)*D: t below it reads causal zero padding */
   const int64_t *terms_t;   /* summed products per position t (length L) */
   int out_dtype;            /* the outputs' element type (reference/problem.h's c1d_dtype): 0 fp32 */
+  const float *act_v;       /* with an activation (SiLU): the exact sum before it per output; else NULL */
 } c1d_layout;
+
+/* SiLU's float32 evaluation, beyond its sum's error, is exact within rounding except where it
+ * underflows: where exp(-v) overflows (v < -88.7) or y is subnormal (flushed), any implementation may
+ * return 0. True there (the output's whole value is then within the noise). */
+static inline int c1d_act_underflows(const c1d_layout *lay, int64_t i, double y) {
+  return lay->act_v && (lay->act_v[i] < -80.0f || (y < 0x1p-120 && y > -0x1p-120));
+}
 
 /* The |g / sigma| levels whose frequencies the reference records (the classifier's count tests). */
 #define C1D_NOISE_TAILS 6
