@@ -10,9 +10,9 @@
 #include "harness/atomic_file.h"
 
 #define POWER_FILE_MAGIC "# convlab power benchmark records"
-#define POWER_COLUMNS                                                                                      \
-  "problem\tdist\tfamily\tvariant\tterms\torder\tbug\tsize\tregion\tscale\tverdict\tclass\tcalled\tlocated\tin_bound\t" \
-  "lost\twhere\treason"
+#define POWER_COLUMNS                                                                             \
+  "problem\tdist\tfamily\tvariant\tterms\torder\tbug\tsize\tregion\tscale\tverdict\tclass\tcalled\tlocated\t" \
+  "in_bound\tlost\twhere\treason"
 #define POWER_FIELDS 18
 
 c1d_status power_results_push(c1d_power_results *res, const c1d_power_record *r) {

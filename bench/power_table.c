@@ -164,7 +164,8 @@ static void stage_table(FILE *out, const c1d_power_tally *t) {
 static void examples(FILE *out, const c1d_power_results *res) {
   int shown = 0;
   enum { MAX_SEEN = 64 };
-  unsigned char order_done[C1D_POWER_FAMILY_COUNT][MAX_SEEN] = {{0}}, bug_done[C1D_POWER_FAMILY_COUNT][MAX_SEEN] = {{0}};
+  unsigned char order_done[C1D_POWER_FAMILY_COUNT][MAX_SEEN] = {{0}};
+  unsigned char bug_done[C1D_POWER_FAMILY_COUNT][MAX_SEEN] = {{0}};
   for (int64_t i = 0; i < res->count; i++) {
     const c1d_power_record *r = &res->records[i];
     if (r->bug >= 0 || r->order >= MAX_SEEN || order_done[r->family][r->order]) continue;
