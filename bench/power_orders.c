@@ -1,7 +1,9 @@
 /* The correct outputs of the power benchmark: one table line each, an input rounding, an accumulation
- * order and an output storage. Each comes with the bound that proves it correct (checked on every run:
- * a correct output outside it would be the benchmark's bug, not the explainer's) and with the rms error
- * that the fitting model leaves unexplained, the unit of the bug sizes injected into it. */
+ * order, an output storage (on issue 15's problems the contract's: one rounding to y's type), the
+ * problems it applies to and, for an output that loses precision at a known stage, that stage. Each
+ * comes with the bound that proves it correct (checked on every run: a correct output outside it would
+ * be the benchmark's bug, not the explainer's) and with the rms error that the fitting model leaves
+ * unexplained, the unit of the bug sizes injected into it. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
