@@ -8,15 +8,21 @@
  * kernels, 32 positions by 8 channels. A missing bias at its natural size is thousands of times the
  * rounding error, so the class scales the missing part (-c * b[o] in the region) to the size. A tap
  * weight off by a relative epsilon adds eps * (that tap's contribution) everywhere, eps chosen for the
- * size; the last tap is used, since it reads x[t] and never the padding. */
+ * size; the last tap is used, since it reads x[t] and never the padding.
+ *
+ * Issue 15's bugs take the same course: their error in double (initial states read as zeros at the left
+ * edge, a group reading the next group's channels, SiLU applied twice), scaled to the size. Errors of
+ * the sum pass through SiLU with its slope at the oracle's sum. On bf16 and fp16 outputs every bug sits
+ * before the one rounding to y's type, and its unit is that rounding's rms (power_order_scale). */
 #include <math.h>
 #include <string.h>
 
 #include "bench/power_internal.h"
+#include "numerics/activation.h"
 
 enum { R_ALL, R_LEFT_EDGE, R_RIGHT_EDGE, R_LAST_TILE, R_CHANNEL, R_BATCH, R_POSITION, R_TILE_BLOCK,
-       R_TILE_SEAMS, R_SCATTERED, R_STALE };
-enum { E_OFFSET, E_SIGNED, E_TAP_WEIGHT, E_MISSING_BIAS };
+       R_TILE_SEAMS, R_SCATTERED, R_STALE, R_GROUP };
+enum { E_OFFSET, E_SIGNED, E_TAP_WEIGHT, E_MISSING_BIAS, E_STATES_IGNORED, E_GROUP_OFFSET, E_SILU_TWICE };
 
 typedef struct power_bug {
   const char *name;
@@ -44,6 +50,11 @@ static const power_bug bugs[] = {
     {"tf32 + offset", "tf32_rna", R_ALL, E_OFFSET, 1, C1D_REGION_EVERYWHERE, 0},
     {"bf16 inputs + right edge", "bf16_inputs", R_RIGHT_EDGE, E_OFFSET, 0, C1D_REGION_RIGHT_EDGE, 0},
     {"fp16 storage + offset", "fp16_storage", R_ALL, E_OFFSET, 1, C1D_REGION_EVERYWHERE, 1},
+    /* Issue 15's operator (patterns that need states, groups or SiLU apply to those shapes only). */
+    {"states ignored", "", R_LEFT_EDGE, E_STATES_IGNORED, 0, C1D_REGION_LEFT_EDGE, 0},
+    {"group offset, every group", "", R_ALL, E_GROUP_OFFSET, 1, C1D_REGION_EVERYWHERE, 0},
+    {"group offset, one group", "", R_GROUP, E_GROUP_OFFSET, 0, C1D_REGION_CHANNELS, 0},
+    {"silu twice", "", R_ALL, E_SILU_TWICE, 1, C1D_REGION_EVERYWHERE, 0},
 };
 enum { BUG_COUNT = sizeof bugs / sizeof bugs[0] };
 
@@ -98,6 +109,11 @@ static int64_t mark_region(int region, const c1d_shape *s, uint64_t rng, double 
       o0 = (int64_t)pick(&rng, (uint64_t)O);
       o1 = o0 + 1;
       break;
+    case R_GROUP: /* the output channels of one group */
+      if (c1d_groups(s) < 2) return 0;
+      o0 = c1d_cout_per_group(s) * (int64_t)pick(&rng, (uint64_t)c1d_groups(s));
+      o1 = o0 + c1d_cout_per_group(s);
+      break;
     case R_BATCH:
       if (N < 2) return 0;
       n0 = (int64_t)pick(&rng, (uint64_t)N);
@@ -151,28 +167,66 @@ static int64_t mark_region(int region, const c1d_shape *s, uint64_t rng, double 
 
 // --- errors in the region -------------------------------------------------------------------------
 
+/* The sum of o's group's terms in double with the input channels shifted by `shift` (mod C), and
+ * (zero_history) the taps before t = 0 read as zeros: the sums that the group-offset and states bugs
+ * compute. */
+static double sum_read(const power_case *c, int64_t n, int64_t o, int64_t t, int64_t shift, int zero_history) {
+  const c1d_shape *s = &c->s;
+  const int64_t c0 = c1d_group_first_c(s, o), cg = c1d_cin_per_group(s);
+  double acc = c->b ? (double)c->b[o] : 0.0;
+  for (int64_t j = 0; j < cg; j++)
+    for (int64_t k = 0; k < s->K; k++) {
+      const int64_t src = c1d_source_time(s, t, k);
+      if (src < 0 && zero_history) continue;
+      acc += (double)c->w[c1d_w_index(s, o, c0 + j, k)] *
+             (double)c1d_x_at(s, c->x, c->st, n, (c0 + j + shift) % s->C, src);
+    }
+  return acc;
+}
+
+static double act(const c1d_shape *s, double v) { return s->act == C1D_ACT_SILU ? c1d_silu_f64(v) : v; }
+
+/* Whether the error kind has anything to change on this problem. */
+static int error_applies(int error, const power_case *c) {
+  const c1d_shape *s = &c->s;
+  switch (error) {
+    case E_MISSING_BIAS: return c->b != NULL;
+    case E_STATES_IGNORED: return s->states;
+    case E_GROUP_OFFSET: return c1d_groups(s) > 1;
+    case E_SILU_TWICE: return s->act == C1D_ACT_SILU;
+    default: return 1;
+  }
+}
+
 int64_t power_bug_pattern(int bug, const power_case *c, uint64_t rng, double *e) {
   const power_bug *g = &bugs[bug];
   const c1d_shape *s = &c->s;
   const int64_t total = c1d_y_count(s);
   memset(e, 0, (size_t)total * sizeof *e);
-  if (g->error == E_MISSING_BIAS && !c->b) return 0;
+  if (!error_applies(g->error, c)) return 0;
   const int64_t count = mark_region(g->region, s, rng, e);
   if (count == 0) return 0;
+  const int silu = s->act == C1D_ACT_SILU;
   double sum_sq = 0.0;
   for (int64_t i = 0; i < total; i++) {
     if (e[i] == 0.0) continue;
     const int64_t t = i % s->L, o = (i / s->L) % s->O, n = i / (s->L * s->O);
+    /* An error of the sum reaches y through SiLU's slope. */
+    const double slope = silu ? c1d_silu_deriv_f64(c->pre[i]) : 1.0;
     switch (g->error) {
       case E_SIGNED: e[i] = pick(&rng, 2) ? 1.0 : -1.0; break;
-      case E_MISSING_BIAS: e[i] = -(double)c->b[o]; break;
+      case E_MISSING_BIAS: e[i] = -(double)c->b[o] * slope; break;
       case E_TAP_WEIGHT: {
+        const int64_t c0 = c1d_group_first_c(s, o);
         double p = 0.0;
-        for (int64_t ch = 0; ch < s->C; ch++)
+        for (int64_t ch = c0; ch < c0 + c1d_cin_per_group(s); ch++)
           p += (double)c->w[c1d_w_index(s, o, ch, s->K - 1)] * (double)c->x[c1d_x_index(s, n, ch, t)];
-        e[i] = p;
+        e[i] = p * slope;
         break;
       }
+      case E_STATES_IGNORED: e[i] = act(s, sum_read(c, n, o, t, 0, 1)) - c->ref[i]; break;
+      case E_GROUP_OFFSET: e[i] = act(s, sum_read(c, n, o, t, c1d_cin_per_group(s), 0)) - c->ref[i]; break;
+      case E_SILU_TWICE: e[i] = c1d_silu_f64(c->ref[i]) - c->ref[i]; break;
       default: break;
     }
     sum_sq += e[i] * e[i];

@@ -1,6 +1,7 @@
 /* The power benchmark's campaigns and how one runs: per problem, the inputs and the oracle, the
  * explainer prepared once, every correct output computed and explained (a bug verdict is a false
- * alarm), then every bug class injected at every size into its base and explained. */
+ * alarm; an output with a stage must be named by it), then every bug class injected at every size into
+ * its base and explained. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,12 +9,15 @@
 
 #include "bench/power_internal.h"
 #include "harness/explain.h"
+#include "reference/dtype.h"
 
 // --- campaigns ----------------------------------------------------------------------------------------
 
 #define ALL_DISTS ((1u << C1D_POWER_DIST_COUNT) - 1u)
 #define DIST_BIT(d) (1u << (d))
 #define ALL_SIZES ((1u << C1D_POWER_SIZE_COUNT) - 1u)
+#define BF16_ALL {C1D_DTYPE_BF16, C1D_DTYPE_BF16, C1D_DTYPE_BF16, C1D_DTYPE_BF16, C1D_DTYPE_BF16}
+#define F16_ALL {C1D_DTYPE_F16, C1D_DTYPE_F16, C1D_DTYPE_F16, C1D_DTYPE_F16, C1D_DTYPE_F16}
 
 /* n = C*K from 4 to 16384; N*O*L kept small where n is large. Odd lengths leave a last partial tile;
  * one shape has none (L = 256), one has K = 1 (no left edge), one is sampled by the explainer
@@ -28,6 +32,29 @@ static const c1d_shape full_shapes[] = {
     {2, 256, 32, 130, 4, 1, 0}, /* n = 1024, the headline's channels and taps */
     {2, 1024, 16, 100, 4, 1, 1},  /* n = 4096 */
     {2, 4096, 16, 70, 4, 1, 1},   /* n = 16384 */
+    /* Issue 15's operator: Mamba's depthwise conv (K = 2..8, D 1..4, C not a multiple of 8) and grouped
+     * ones (Hyena's), in bf16, fp16, bf16 activations with fp32 weights, and fp32; with and without SiLU
+     * and initial states. */
+    {.N = 2, .C = 44, .O = 44, .L = 300, .K = 4, .D = 1, .bias = 1, .G = 44, .states = 1, .act = C1D_ACT_SILU,
+     .dt = BF16_ALL},                                                    /* Mamba's: n = 4 */
+    {.N = 2, .C = 52, .O = 52, .L = 257, .K = 2, .D = 1, .bias = 1, .G = 52, .act = C1D_ACT_SILU,
+     .dt = F16_ALL},                                                     /* n = 2 */
+    {.N = 3, .C = 36, .O = 36, .L = 200, .K = 8, .D = 1, .bias = 1, .G = 36, .states = 1,
+     .dt = BF16_ALL},                                                    /* n = 8 */
+    {.N = 2, .C = 44, .O = 44, .L = 300, .K = 3, .D = 4, .bias = 1, .G = 44, .states = 1, .act = C1D_ACT_SILU,
+     .dt = {C1D_DTYPE_BF16, C1D_DTYPE_F32, C1D_DTYPE_F32, C1D_DTYPE_BF16, C1D_DTYPE_BF16}}, /* bf16 x, fp32 w */
+    {.N = 2, .C = 60, .O = 60, .L = 201, .K = 5, .D = 2, .bias = 1, .G = 60, .states = 1, .act = C1D_ACT_SILU},
+    {.N = 4, .C = 100, .O = 100, .L = 130, .K = 4, .D = 1, .bias = 0, .G = 100, .dt = BF16_ALL}, /* no bias */
+    {.N = 2, .C = 200, .O = 200, .L = 300, .K = 4, .D = 3, .bias = 1, .G = 200, .states = 1, .act = C1D_ACT_SILU,
+     .dt = BF16_ALL},                                                    /* sampled: N*O*L = 120000 */
+    {.N = 2, .C = 48, .O = 24, .L = 200, .K = 4, .D = 1, .bias = 1, .G = 8, .act = C1D_ACT_SILU,
+     .dt = BF16_ALL},                                                    /* grouped: n = 24 */
+    {.N = 2, .C = 64, .O = 64, .L = 150, .K = 3, .D = 2, .bias = 1, .G = 4, .states = 1}, /* n = 48, fp32 */
+    {.N = 2, .C = 40, .O = 40, .L = 160, .K = 4, .D = 1, .bias = 1, .G = 10, .states = 1, .act = C1D_ACT_SILU,
+     .dt = F16_ALL},                                                     /* n = 16, fp16 */
+    {.N = 2, .C = 30, .O = 30, .L = 180, .K = 7, .D = 3, .bias = 1, .G = 30,
+     .dt = {C1D_DTYPE_F16, C1D_DTYPE_F32, C1D_DTYPE_F32, C1D_DTYPE_F16, C1D_DTYPE_F16}}, /* fp16 x, fp32 w */
+    {.N = 2, .C = 32, .O = 16, .L = 150, .K = 4, .D = 1, .bias = 1, .states = 1, .act = C1D_ACT_SILU}, /* dense */
 };
 
 /* Every bug class applies to some reduced shape (bias and a partial tile for the missing bias). */
@@ -35,11 +62,42 @@ static const c1d_shape reduced_shapes[] = {
     {3, 16, 24, 100, 4, 1, 1},  /* n = 64 */
     {2, 37, 29, 201, 5, 3, 1},  /* n = 185 */
     {2, 256, 16, 70, 4, 1, 1},  /* n = 1024 */
+    /* Issue 15's operator: every new class and stage applies to one of these. */
+    {.N = 2, .C = 44, .O = 44, .L = 150, .K = 4, .D = 1, .bias = 1, .G = 44, .states = 1, .act = C1D_ACT_SILU,
+     .dt = BF16_ALL},
+    {.N = 2, .C = 36, .O = 36, .L = 130, .K = 3, .D = 2, .bias = 1, .G = 36, .dt = F16_ALL},
+    {.N = 2, .C = 24, .O = 12, .L = 120, .K = 4, .D = 1, .bias = 1, .G = 4, .states = 1, .dt = BF16_ALL},
 };
 
+/* Per shape, the distributions run on it: all on the dense fp32 conv; on issue 15's problems the
+ * subnormal and near-overflow inputs (edges of the float32 range, which no bf16/fp16 problem has) are
+ * left out, and so are ill-conditioned ones where a group has a single channel (no pair to cancel) or
+ * x is bf16 (its pairs round to equal values: exact cancellation, not an ill-conditioned sum). */
+#define OPERATOR_DISTS (ALL_DISTS & ~(DIST_BIT(C1D_POWER_SUBNORMAL) | DIST_BIT(C1D_POWER_NEAR_OVERFLOW)))
+#define WELL_CONDITIONED (OPERATOR_DISTS & ~DIST_BIT(C1D_POWER_ILL_CONDITIONED))
+
+static const unsigned full_dists[] = {
+    ALL_DISTS, ALL_DISTS, ALL_DISTS, ALL_DISTS, ALL_DISTS, ALL_DISTS, ALL_DISTS, ALL_DISTS, ALL_DISTS, /* dense */
+    WELL_CONDITIONED, WELL_CONDITIONED, WELL_CONDITIONED, WELL_CONDITIONED, /* depthwise ... */
+    WELL_CONDITIONED, WELL_CONDITIONED, WELL_CONDITIONED,                   /* ... the sampled one */
+    WELL_CONDITIONED, /* g8 bf16 */
+    OPERATOR_DISTS,   /* g4 fp32: 16 channels a group */
+    WELL_CONDITIONED, WELL_CONDITIONED, /* g10 fp16, depthwise fp16 x */
+    OPERATOR_DISTS};  /* dense fp32 with states and SiLU */
+/* The reduced SiLU shape leaves integer inputs out: they drive SiLU's argument below -88.7, where every
+ * float32 SiLU written v / (1 + exp(-v)) (convlab's, libm's, PyTorch's) returns -0 against an exact
+ * value near 1e-38, and the explainer calls that a certain bug. The full campaign keeps them and shows
+ * it. */
+static const unsigned reduced_dists[] = {ALL_DISTS, ALL_DISTS, ALL_DISTS,
+                                         WELL_CONDITIONED & ~DIST_BIT(C1D_POWER_INTEGER), /* SiLU */
+                                         WELL_CONDITIONED, WELL_CONDITIONED};
+
+#define COUNT(a) ((int)(sizeof a / sizeof a[0]))
+_Static_assert(COUNT(full_dists) == COUNT(full_shapes), "one distribution mask per full shape");
+_Static_assert(COUNT(reduced_dists) == COUNT(reduced_shapes), "one distribution mask per reduced shape");
+
 c1d_power_campaign c1d_power_full_campaign(void) {
-  c1d_power_campaign c = {"full", full_shapes, (int)(sizeof full_shapes / sizeof full_shapes[0]), 3,
-                          ALL_DISTS,
+  c1d_power_campaign c = {"full", full_shapes, full_dists, COUNT(full_shapes), 3, ALL_DISTS,
                           DIST_BIT(C1D_POWER_CONV_INIT) | DIST_BIT(C1D_POWER_NORMAL) |
                               DIST_BIT(C1D_POWER_UNIFORM),
                           ALL_SIZES, 1, 1};
@@ -47,8 +105,7 @@ c1d_power_campaign c1d_power_full_campaign(void) {
 }
 
 c1d_power_campaign c1d_power_reduced_campaign(void) {
-  c1d_power_campaign c = {"reduced", reduced_shapes,
-                          (int)(sizeof reduced_shapes / sizeof reduced_shapes[0]), 1, ALL_DISTS,
+  c1d_power_campaign c = {"reduced", reduced_shapes, reduced_dists, COUNT(reduced_shapes), 1, ALL_DISTS,
                           DIST_BIT(C1D_POWER_CONV_INIT) | DIST_BIT(C1D_POWER_NORMAL), ALL_SIZES, 1, 1};
   return c;
 }
@@ -62,8 +119,10 @@ c1d_status c1d_power_campaign_named(const char *name, c1d_power_campaign *out) {
 
 // --- problems -------------------------------------------------------------------------------------------
 
-static unsigned used_dists(const c1d_power_campaign *camp) {
-  return (camp->correct_runs ? camp->dists : 0u) | camp->bug_dists;
+/* The distributions run on shape si: the campaign's, on those that make sense there. */
+static unsigned used_dists(const c1d_power_campaign *camp, int si) {
+  const unsigned mask = (camp->correct_runs ? camp->dists : 0u) | camp->bug_dists;
+  return camp->shape_dists ? mask & camp->shape_dists[si] : mask;
 }
 
 static int dist_count(unsigned mask) {
@@ -73,24 +132,61 @@ static int dist_count(unsigned mask) {
 }
 
 int c1d_power_problem_count(const c1d_power_campaign *camp) {
-  return camp->shape_count * dist_count(used_dists(camp)) * camp->seeds;
+  int count = 0;
+  for (int si = 0; si < camp->shape_count; si++) count += dist_count(used_dists(camp, si)) * camp->seeds;
+  return count;
 }
 
 c1d_power_problem c1d_power_problem_at(const c1d_power_campaign *camp, int index) {
-  const unsigned mask = used_dists(camp);
-  const int per_shape = dist_count(mask) * camp->seeds;
   c1d_power_problem p;
   memset(&p, 0, sizeof p);
   p.index = index;
-  p.shape_index = index / per_shape;
-  p.shape = camp->shapes[p.shape_index];
-  int rest = index % per_shape, nth = rest / camp->seeds, d = 0;
+  int rest = index, si = 0;
+  for (; si < camp->shape_count - 1; si++) { /* the shape's block of problems holds index */
+    const int block = dist_count(used_dists(camp, si)) * camp->seeds;
+    if (rest < block) break;
+    rest -= block;
+  }
+  const unsigned mask = used_dists(camp, si);
+  p.shape_index = si;
+  p.shape = camp->shapes[si];
+  int nth = rest / camp->seeds, d = 0;
   for (; d < C1D_POWER_DIST_COUNT; d++)
     if (((mask >> d) & 1u) && nth-- == 0) break;
   p.dist = (c1d_power_dist)d;
   p.seed = (uint64_t)(1000 * p.shape_index + 100 * d + rest % camp->seeds + 1);
   p.bugs = (camp->bug_dists >> d) & 1u;
   return p;
+}
+
+// --- families and variants -----------------------------------------------------------------------------
+
+const char *c1d_power_family_name(int family) {
+  return family == C1D_POWER_DENSE ? "dense fp32 (issue 12)"
+                                   : family == C1D_POWER_OPERATOR ? "the operator of issue 15" : "?";
+}
+
+int c1d_power_family_of(const c1d_shape *s) {
+  return c1d_shape_is_plain(s) ? C1D_POWER_DENSE : C1D_POWER_OPERATOR;
+}
+
+void c1d_power_variant_of(const c1d_shape *s, char *buf, int size) {
+  if (c1d_shape_is_plain(s)) {
+    snprintf(buf, (size_t)size, "dense fp32");
+    return;
+  }
+  char groups[24], types[40];
+  const int64_t G = c1d_groups(s);
+  if (G == 1) snprintf(groups, sizeof groups, "dense");
+  else if (G == s->C && G == s->O) snprintf(groups, sizeof groups, "dw");
+  else snprintf(groups, sizeof groups, "g%lld", (long long)G);
+  const c1d_dtypes *t = &s->dt;
+  if (t->x == t->w && t->w == t->b && t->b == t->s && t->s == t->y)
+    snprintf(types, sizeof types, "%s", t->x == C1D_DTYPE_F32 ? "fp32" : c1d_dtype_name(t->x));
+  else
+    snprintf(types, sizeof types, "x:%s w:%s y:%s", c1d_dtype_name(t->x), c1d_dtype_name(t->w), c1d_dtype_name(t->y));
+  snprintf(buf, (size_t)size, "%s %s%s%s%s", groups, types, s->bias ? "" : " nobias",
+           s->act == C1D_ACT_SILU ? " silu" : "", s->states ? " states" : "");
 }
 
 // --- one problem -------------------------------------------------------------------------------------
@@ -108,13 +204,16 @@ static c1d_power_record record_for(const power_case *c, int order, const c1d_exp
   memset(&r, 0, sizeof r);
   r.problem = c->p.index;
   r.dist = c->p.dist;
-  r.terms = c->s.C * c->s.K;
+  r.family = c1d_power_family_of(&c->s);
+  c1d_power_variant_of(&c->s, r.variant, sizeof r.variant);
+  r.terms = c1d_terms(&c->s);
   r.order = order;
   r.bug = -1;
   r.size = -1;
   r.verdict = e->verdict;
   r.cls = e->region.cls;
   r.called_bug = c1d_verdict_is_bug(e->verdict);
+  if (e->verdict == C1D_VERDICT_REDUCED_PRECISION) snprintf(r.where, sizeof r.where, "%s", e->where);
   return r;
 }
 
@@ -127,7 +226,7 @@ static int rotating_base(const power_case *c, int bug, float *const *out) {
 }
 
 typedef struct problem_buffers {
-  float **out, **unstored, *torch_y, *cand;
+  float **out, **unstored, *torch_y, *torch_yb, *cand;
   double *pattern;
 } problem_buffers;
 
@@ -143,14 +242,18 @@ static c1d_status run_bugs(const c1d_power_campaign *camp, power_case *c, c1d_ex
     if (region == 0) continue;
     const double scale = power_order_scale(base, c, bf->out[base], bf->unstored[base], bf->out[naive]);
     if (!(scale > 0.0) || !isfinite(scale)) continue; /* nothing unexplained to scale a bug by */
-    const int before_store = power_bug_before_store(bug) && bf->unstored[base];
+    /* Before the store: the classes that say so, and every bug of a problem whose y is bf16 or fp16
+     * (the kernel's error comes before its one rounding to y's type). */
+    const int narrow_y = c1d_power_family_of(&c->s) == C1D_POWER_OPERATOR &&
+                         power_order_store_of(base, c) != POWER_STORE_FP32;
+    const int before_store = (power_bug_before_store(bug) || narrow_y) && bf->unstored[base];
     const float *src = before_store ? bf->unstored[base] : bf->out[base];
     for (int size = 0; size < C1D_POWER_SIZE_COUNT; size++) {
       if (!((camp->sizes >> size) & 1u)) continue;
       const double amount = c1d_power_sizes[size] * scale;
       for (int64_t i = 0; i < ny; i++) {
         const float v = (float)((double)src[i] + amount * bf->pattern[i]);
-        bf->cand[i] = before_store ? power_order_store(base, v) : v;
+        bf->cand[i] = before_store ? power_order_store(base, c, v) : v;
       }
       c1d_explanation e;
       c1d_status st = c1d_explainer_explain(ex, bf->cand, 0, 0, &e);
@@ -179,7 +282,7 @@ static c1d_status run_problem(const c1d_power_campaign *camp, const c1d_power_pr
   if (st != C1D_OK) return st;
   const int64_t ny = c1d_y_count(&c.s);
   problem_buffers bf = {calloc((size_t)orders, sizeof(float *)), calloc((size_t)orders, sizeof(float *)),
-                        NULL, malloc((size_t)ny * sizeof(float)), malloc((size_t)ny * sizeof(double))};
+                        NULL, NULL, malloc((size_t)ny * sizeof(float)), malloc((size_t)ny * sizeof(double))};
   c1d_explainer ex;
   memset(&ex, 0, sizeof ex);
   struct timespec t0, t1;
@@ -194,26 +297,44 @@ static c1d_status run_problem(const c1d_power_campaign *camp, const c1d_power_pr
       st = c1d_fail(C1D_ERR_NO_MEMORY, "power: cannot allocate PyTorch's output");
       goto done;
     }
-    if ((st = power_torch_output(pt, p, bf.torch_y)) != C1D_OK) goto done;
+    if ((st = power_torch_output(pt, p, 0, bf.torch_y)) != C1D_OK) goto done;
+    if (power_torch_has_bf16(&c.s)) {
+      if (!(bf.torch_yb = malloc((size_t)ny * sizeof(float)))) {
+        st = c1d_fail(C1D_ERR_NO_MEMORY, "power: cannot allocate PyTorch's bf16 output");
+        goto done;
+      }
+      if ((st = power_torch_output(pt, p, 1, bf.torch_yb)) != C1D_OK) goto done;
+    }
   }
-  if ((st = c1d_explainer_prepare(&ex, &c.s, c.x, c.w, c.b, c.ref, c.mag)) != C1D_OK) goto done;
+  const c1d_explainer_inputs in = {.x = c.x, .w = c.w, .b = c.b, .st = c.st, .ref = c.ref, .mag = c.mag,
+                                   .pre = c.pre};
+  if ((st = c1d_explainer_prepare_ex(&ex, &c.s, &in)) != C1D_OK) goto done;
 
   const int explain_correct = camp->correct_runs && ((camp->dists >> p->dist) & 1u);
+  const int naive = c1d_power_order_find("naive");
   for (int o = 0; o < orders; o++) {
     if (!power_order_applies(o, &c, camp->use_torch)) continue;
+    const int narrow = power_order_store_of(o, &c) != POWER_STORE_FP32;
     bf.out[o] = malloc((size_t)ny * sizeof(float));
-    if (power_order_at(o)->store != POWER_STORE_FP32) bf.unstored[o] = malloc((size_t)ny * sizeof(float));
-    if (!bf.out[o] || (power_order_at(o)->store != POWER_STORE_FP32 && !bf.unstored[o])) {
+    if (narrow) bf.unstored[o] = malloc((size_t)ny * sizeof(float));
+    if (!bf.out[o] || (narrow && !bf.unstored[o])) {
       st = c1d_fail(C1D_ERR_NO_MEMORY, "power: cannot allocate the output of %s", c1d_power_order_name(o));
       goto done;
     }
-    if ((st = power_order_run(o, &c, bf.torch_y, bf.out[o], bf.unstored[o])) != C1D_OK) goto done;
+    const power_torch_y torch = {bf.torch_y, bf.torch_yb};
+    if ((st = power_order_run(o, &c, torch, bf.out[o], bf.unstored[o])) != C1D_OK) goto done;
     if (!explain_correct) continue;
     c1d_explanation e;
     if ((st = c1d_explainer_explain(&ex, bf.out[o], 0, 0, &e)) != C1D_OK) goto done;
     c1d_power_record r = record_for(&c, o, &e);
     r.in_bound = power_order_in_bound(o, &c, bf.out[o]);
-    if (r.called_bug) keep_reason(&r, &e);
+    const char *stage = c1d_power_order_stage(o);
+    if (stage) {
+      /* The naive order (the table's first) is the contract: a stage that changed nothing lost nothing. */
+      r.lost = memcmp(bf.out[o], bf.out[naive], (size_t)ny * sizeof(float)) != 0;
+      r.located = e.verdict == C1D_VERDICT_REDUCED_PRECISION && strcmp(e.where, stage) == 0;
+    }
+    if (r.called_bug || (stage && r.lost && !r.located)) keep_reason(&r, &e);
     if ((st = power_results_push(res, &r)) != C1D_OK) goto done;
     correct_runs++;
   }
@@ -234,6 +355,7 @@ done:
   free(bf.out);
   free(bf.unstored);
   free(bf.torch_y);
+  free(bf.torch_yb);
   free(bf.cand);
   free(bf.pattern);
   power_case_free(&c);

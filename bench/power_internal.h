@@ -7,22 +7,24 @@
 
 // --- a problem's data ---------------------------------------------------------------------------
 
-/* How an order's inputs are rounded before an fp32 sum. */
-enum { POWER_IN_NONE, POWER_IN_TF32_RNA, POWER_IN_TF32_TRUNC, POWER_IN_BF16, POWER_IN_FP16, POWER_IN_COUNT };
+/* How an order's inputs are rounded before an fp32 sum (BF16_W: the weights alone, x as given). */
+enum { POWER_IN_NONE, POWER_IN_TF32_RNA, POWER_IN_TF32_TRUNC, POWER_IN_BF16, POWER_IN_FP16, POWER_IN_BF16_W,
+       POWER_IN_COUNT };
 
 typedef struct power_case {
   c1d_power_problem p;
   c1d_shape s;
-  float *x, *w, *b;                      /* b is NULL without bias */
-  double *ref, *mag;                     /* the oracle on x, w, b */
+  float *x, *w, *b, *st;                 /* b is NULL without bias, st without initial states */
+  double *ref, *mag, *pre;               /* the oracle on x, w, b, st: y, m, and the sum before SiLU */
   /* Inputs rounded as POWER_IN_*, and the oracle on them (made on first use; [0] aliases x, w, ref). */
   float *xr[POWER_IN_COUNT], *wr[POWER_IN_COUNT];
-  double *ref_r[POWER_IN_COUNT], *mag_r[POWER_IN_COUNT];
-  double max_abs_x, max_abs_w, max_abs_ref;
+  double *ref_r[POWER_IN_COUNT], *mag_r[POWER_IN_COUNT], *pre_r[POWER_IN_COUNT];
+  double max_abs_x, max_abs_w, max_abs_ref, max_mag;
 } power_case;
 
-/* Inputs of p (power_inputs.c): x (N*C*L), w (O*C*K), and b (O) when the shape has a bias. */
-void power_generate(const c1d_power_problem *p, float *x, float *w, float *b);
+/* Inputs of p (power_inputs.c), each in its type: x (N*C*L), w (O*(C/G)*K), b (O) when the shape has
+ * a bias, st (N*C*(K-1)*D) when it has initial states (st may be NULL otherwise). */
+void power_generate(const c1d_power_problem *p, float *x, float *w, float *b, float *st);
 
 /* Allocates and fills c for p: inputs and the oracle. C1D_ERR_NO_MEMORY (nothing to free then). */
 c1d_status power_case_make(const c1d_power_problem *p, power_case *c);
@@ -43,28 +45,47 @@ enum {
   POWER_ACC_KAHAN,        /* Kahan-compensated sum of rounded products, b first */
   POWER_ACC_TAP_PARTIAL,  /* one chain per tap over c; b + partial[0] + ... + partial[K-1] */
   POWER_ACC_3XTF32,       /* TF32 big/small split; small*big + big*small + big*big per term */
-  POWER_ACC_SGEMM,        /* im2col, OpenBLAS SGEMM onto y = b */
-  POWER_ACC_TORCH         /* PyTorch's conv1d, computed before (power_torch.c) */
+  POWER_ACC_SGEMM,        /* im2col, OpenBLAS SGEMM onto y = b (per group) */
+  POWER_ACC_TORCH,        /* PyTorch's conv1d in float32, computed before (power_torch.c) */
+  POWER_ACC_TORCH_BF16,   /* PyTorch's conv1d (and SiLU) on bf16 tensors */
+  POWER_ACC_BF16_PRODUCTS, /* each product rounded to bf16, then an fp32 add; param 1: reversed order */
+  POWER_ACC_FP16_SUMS     /* acc = fp16(b); acc = fp16(fma(x, w, acc)); param 1: reversed order */
 };
 
-/* y (N*O*L) from x, w, b (NULL without bias) in order acc with its parameter; seed picks the random
- * order. C1D_ERR_NO_MEMORY. Not for POWER_ACC_SGEMM or POWER_ACC_TORCH. */
+/* y (N*O*L) from x, w, b (NULL without bias) and st (the initial states, NULL without) in order acc
+ * with its parameter, then SiLU in float32 when the shape has it (y is float32: the caller stores it in
+ * y's type); the sum runs over o's group. seed picks the random order. C1D_ERR_NO_MEMORY. Not for
+ * POWER_ACC_SGEMM or the PyTorch orders. */
 c1d_status power_sum(int acc, int param, uint64_t seed, const c1d_shape *s, const float *x,
-                     const float *w, const float *b, float *y);
+                     const float *w, const float *b, const float *st, float *y);
 
-/* The same by im2col and OpenBLAS's SGEMM. C1D_ERR_NO_MEMORY. */
-c1d_status power_sgemm(const c1d_shape *s, const float *x, const float *w, const float *b, float *y);
+/* The same by im2col and OpenBLAS's SGEMM, one per group. C1D_ERR_NO_MEMORY. */
+c1d_status power_sgemm(const c1d_shape *s, const float *x, const float *w, const float *b, const float *st,
+                       float *y);
+
+/* SiLU in float32 the way libm users write it, v / (1 + expf(-v)): a second SiLU beside convlab's
+ * c1d_silu_f32 (power_sums.c). */
+float power_silu_libm(float v);
 
 // --- correct outputs (power_orders.c) -------------------------------------------------------------
 
 enum { POWER_STORE_FP32, POWER_STORE_FP16, POWER_STORE_BF16 };
+
+/* Which problems an order applies to: the plain problem, issue 15's operator, or both; and what the
+ * operator's tensors must be for it. */
+enum { POWER_ON_DENSE = 1, POWER_ON_OPERATOR = 2, POWER_ON_ANY = 3 };
+enum { POWER_NEED_NONE, POWER_NEED_BF16_XW, POWER_NEED_F16_Y, POWER_NEED_BF16_X_F32_W, POWER_NEED_F32_Y,
+       POWER_NEED_ALL_BF16_NO_SILU, POWER_NEED_ALL_BF16_SILU };
 
 typedef struct power_order {
   const char *name, *summary;
   int input;   /* POWER_IN_* */
   int acc;     /* POWER_ACC_* */
   int param;
-  int store;   /* POWER_STORE_* */
+  int store;   /* POWER_STORE_*: FP32 means the contract's, one rounding to y's type */
+  int on;      /* POWER_ON_* */
+  int need;    /* POWER_NEED_* */
+  const char *stage; /* the `where` a reduced-precision verdict must name; NULL for correct outputs */
 } power_order;
 
 const power_order *power_order_at(int order);
@@ -72,10 +93,18 @@ const power_order *power_order_at(int order);
 /* Whether order makes sense on c's values (fp16 only where values fit fp16; PyTorch when run). */
 int power_order_applies(int order, const power_case *c, int use_torch);
 
+/* The storage an order's result goes through on c: its own, or for the contract's orders y's type. */
+int power_order_store_of(int order, const power_case *c);
+
+/* PyTorch's outputs for a problem: the float32 conv (and SiLU), and on bf16 tensors the bf16 one. */
+typedef struct power_torch_y {
+  const float *f32, *bf16;
+} power_torch_y;
+
 /* The order's output into y and, for a reduced-precision store, the float32 result before the store
- * into unstored (may be NULL otherwise). torch_y: PyTorch's output for c (used by POWER_ACC_TORCH).
+ * into unstored (may be NULL otherwise). torch: PyTorch's outputs for c (used by the PyTorch orders).
  * C1D_ERR_NO_MEMORY. */
-c1d_status power_order_run(int order, power_case *c, const float *torch_y, float *y, float *unstored);
+c1d_status power_order_run(int order, power_case *c, power_torch_y torch, float *y, float *unstored);
 
 /* 1 when every element of y lies inside the bound that proves the order correct: the fp32 sum bound
  * gamma_{n+K+1} * m on the rounded inputs' oracle, plus underflow; 3xTF32's split error; the store's
@@ -84,15 +113,17 @@ int power_order_in_bound(int order, power_case *c, const float *y);
 
 /* The rms error that the fitting model leaves unexplained for a bug built on this order: fp32 orders,
  * the naive order's rms error (naive given); rounded inputs, rms(y - oracle on the rounded inputs);
- * a reduced-precision store, the store's rms rounding (y against unstored). */
+ * a reduced-precision store (bf16 or fp16 outputs among them), the store's rms rounding (y against
+ * unstored). */
 double power_order_scale(int order, power_case *c, const float *y, const float *unstored,
                          const float *naive);
 
-/* 1 for orders on float32 inputs with float32 storage and an fp32 sum: the bases of fp32 bugs. */
+/* 1 for the orders of the contract (float32 inputs, an fp32 sum in some order, no stage): the bases of
+ * the rotating bugs. */
 int power_order_is_fp32(int order);
 
-/* v rounded to the order's output storage (v itself for float32 storage). */
-float power_order_store(int order, float v);
+/* v rounded to the order's output storage on c (v itself for float32 storage). */
+float power_order_store(int order, const power_case *c, float v);
 
 // --- bugs (power_bugs.c) ---------------------------------------------------------------------------
 
@@ -113,11 +144,13 @@ typedef struct power_torch {
 } power_torch;
 
 /* Writes the inputs of every problem, runs one Python process that computes every output with
- * PyTorch's conv1d, and keeps them in pt->dir. C1D_ERR_IO naming what failed. Call
- * power_torch_cleanup afterwards whatever it returned. */
+ * PyTorch's conv1d (groups, states before x, SiLU; on all-bf16 problems in bf16 too), and keeps them in
+ * pt->dir. C1D_ERR_IO naming what failed. Call power_torch_cleanup afterwards whatever it returned. */
 c1d_status power_torch_prepare(const c1d_power_problem *probs, int count, power_torch *pt, FILE *log);
-/* PyTorch's output for p into y. C1D_ERR_IO / C1D_ERR_FORMAT. */
-c1d_status power_torch_output(const power_torch *pt, const c1d_power_problem *p, float *y);
+/* 1 when PyTorch also computes p in bf16 (every tensor bf16). */
+int power_torch_has_bf16(const c1d_shape *s);
+/* PyTorch's float32 output for p into y, or (bf16 = 1) its bf16 output. C1D_ERR_IO / C1D_ERR_FORMAT. */
+c1d_status power_torch_output(const power_torch *pt, const c1d_power_problem *p, int bf16, float *y);
 /* Removes the directory. */
 void power_torch_cleanup(power_torch *pt);
 

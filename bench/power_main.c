@@ -7,7 +7,7 @@
  * A job array spreads a campaign with no scheduler of ours: Slurm `--array=1-N` running
  * `bench_power --shard $SLURM_ARRAY_TASK_ID/N`, or `parallel bench_power --shard {}/8 ::: $(seq 8)`,
  * then one `--merge`. Exit status: 0 done (whatever the explainer scored), 1 a failure (or, with
- * --check, a criterion of issue 12 that fails), 2 a bad command line. */
+ * --check, a criterion of issue 12 or 15 that fails), 2 a bad command line. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,10 +43,10 @@ static int report(const c1d_power_results *res, int check) {
     return 1;
   }
   c1d_power_print(stdout, res, &t);
-  const c1d_power_verdicts v = c1d_power_judge(&t);
+  const c1d_power_verdicts v = c1d_power_judge(&t, -1);
   c1d_power_tally_free(&t);
   if (!v.correct_in_bound) return 1; /* the benchmark itself is wrong: never a result */
-  return check && !(v.no_false_alarm && v.detect_10x && v.locate_30x) ? 1 : 0;
+  return check && !(v.no_false_alarm && v.detect_10x && v.locate_30x && v.stages_named) ? 1 : 0;
 }
 
 static int merge(int argc, char **argv, int first, int check) {
@@ -104,7 +104,7 @@ int main(int argc, char **argv) {
              "  --out FILE       the records file (default with --shard: power-shard-I-of-N.tsv)\n"
              "  --merge FILE...  print the table from the shards' record files\n"
              "  --no-torch       leave PyTorch's conv1d out of the correct outputs\n"
-             "  --check          exit 1 when one of issue 12's criteria fails\n"
+             "  --check          exit 1 when one of the criteria of issues 12 and 15 fails\n"
              "  --quiet          no progress lines on stderr\n");
       return 0;
     } else {

@@ -10,8 +10,10 @@
 #include "harness/atomic_file.h"
 
 #define POWER_FILE_MAGIC "# convlab power benchmark records"
-#define POWER_COLUMNS \
-  "problem\tdist\tterms\torder\tbug\tsize\tregion\tscale\tverdict\tclass\tcalled\tlocated\tin_bound\treason"
+#define POWER_COLUMNS                                                                             \
+  "problem\tdist\tfamily\tvariant\tterms\torder\tbug\tsize\tregion\tscale\tverdict\tclass\tcalled\tlocated\t" \
+  "in_bound\tlost\twhere\treason"
+#define POWER_FIELDS 18
 
 c1d_status power_results_push(c1d_power_results *res, const c1d_power_record *r) {
   if (res->count == res->cap) {
@@ -46,11 +48,11 @@ c1d_status c1d_power_write(const char *path, const c1d_power_results *res) {
     const c1d_power_record *r = &res->records[i];
     char size[16] = "-";
     if (r->size >= 0) snprintf(size, sizeof size, "%g", c1d_power_sizes[r->size]);
-    fprintf(f, "%d\t%s\t%lld\t%s\t%s\t%s\t%lld\t%.17g\t%s\t%s\t%d\t%d\t%d\t%s\n", r->problem,
-            c1d_power_dist_name(r->dist), (long long)r->terms, c1d_power_order_name(r->order),
-            c1d_power_bug_name(r->bug), size, (long long)r->region_elems, r->scale,
-            c1d_verdict_name(r->verdict), c1d_region_class_name(r->cls), r->called_bug, r->located,
-            r->in_bound, r->reason[0] ? r->reason : "-");
+    fprintf(f, "%d\t%s\t%d\t%s\t%lld\t%s\t%s\t%s\t%lld\t%.17g\t%s\t%s\t%d\t%d\t%d\t%d\t%s\t%s\n",
+            r->problem, c1d_power_dist_name(r->dist), r->family, r->variant, (long long)r->terms,
+            c1d_power_order_name(r->order), c1d_power_bug_name(r->bug), size, (long long)r->region_elems,
+            r->scale, c1d_verdict_name(r->verdict), c1d_region_class_name(r->cls), r->called_bug, r->located,
+            r->in_bound, r->lost, r->where[0] ? r->where : "-", r->reason[0] ? r->reason : "-");
   }
   return c1d_atomic_commit(&af);
 }
@@ -96,32 +98,37 @@ static int split_tabs(char *line, char **fields, int max) {
 }
 
 static c1d_status parse_record(char *line, c1d_power_record *r, const char *path, long lineno) {
-  char *f[15];
-  if (split_tabs(line, f, 15) != 14)
-    return c1d_fail(C1D_ERR_FORMAT, "%s:%ld: a record needs 14 tab-separated fields", path, lineno);
+  char *f[POWER_FIELDS + 1];
+  if (split_tabs(line, f, POWER_FIELDS + 1) != POWER_FIELDS)
+    return c1d_fail(C1D_ERR_FORMAT, "%s:%ld: a record needs %d tab-separated fields", path, lineno, POWER_FIELDS);
   memset(r, 0, sizeof *r);
-  char *end;
+  char *end, *fam_end;
   r->problem = (int)strtol(f[0], &end, 10);
-  const int dist = find_dist(f[1]), order = c1d_power_order_find(f[3]);
-  const int bug = strcmp(f[4], "-") == 0 ? -1 : c1d_power_bug_find(f[4]);
-  const int size = find_size(f[5]), verdict = find_verdict(f[8]), cls = find_class(f[9]);
-  if (*end || r->problem < 0 || dist < 0 || order < 0 || (bug < 0 && strcmp(f[4], "-") != 0) ||
-      size == -2 || (bug < 0) != (size < 0) || verdict < 0 || cls < 0)
-    return c1d_fail(C1D_ERR_FORMAT, "%s:%ld: unknown problem, distribution, order, bug, size, verdict or "
-                    "region class", path, lineno);
+  r->family = (int)strtol(f[2], &fam_end, 10);
+  const int dist = find_dist(f[1]), order = c1d_power_order_find(f[5]);
+  const int bug = strcmp(f[6], "-") == 0 ? -1 : c1d_power_bug_find(f[6]);
+  const int size = find_size(f[7]), verdict = find_verdict(f[10]), cls = find_class(f[11]);
+  if (*end || *fam_end || r->problem < 0 || r->family < 0 || r->family >= C1D_POWER_FAMILY_COUNT || dist < 0 ||
+      order < 0 || (bug < 0 && strcmp(f[6], "-") != 0) || size == -2 || (bug < 0) != (size < 0) || verdict < 0 ||
+      cls < 0 || strlen(f[3]) >= sizeof r->variant || strlen(f[16]) >= sizeof r->where)
+    return c1d_fail(C1D_ERR_FORMAT, "%s:%ld: unknown problem, distribution, family, variant, order, bug, size, "
+                    "verdict, region class or stage", path, lineno);
   r->dist = (c1d_power_dist)dist;
-  r->terms = strtoll(f[2], NULL, 10);
+  snprintf(r->variant, sizeof r->variant, "%s", f[3]);
+  r->terms = strtoll(f[4], NULL, 10);
   r->order = order;
   r->bug = bug;
   r->size = size;
-  r->region_elems = strtoll(f[6], NULL, 10);
-  r->scale = strtod(f[7], NULL);
+  r->region_elems = strtoll(f[8], NULL, 10);
+  r->scale = strtod(f[9], NULL);
   r->verdict = (c1d_verdict)verdict;
   r->cls = (c1d_region_class)cls;
-  r->called_bug = atoi(f[10]);
-  r->located = atoi(f[11]);
-  r->in_bound = atoi(f[12]);
-  if (strcmp(f[13], "-") != 0) snprintf(r->reason, sizeof r->reason, "%s", f[13]);
+  r->called_bug = atoi(f[12]);
+  r->located = atoi(f[13]);
+  r->in_bound = atoi(f[14]);
+  r->lost = atoi(f[15]);
+  if (strcmp(f[16], "-") != 0) snprintf(r->where, sizeof r->where, "%s", f[16]);
+  if (strcmp(f[17], "-") != 0) snprintf(r->reason, sizeof r->reason, "%s", f[17]);
   return C1D_OK;
 }
 
@@ -193,35 +200,71 @@ c1d_status c1d_power_read(const char *path, c1d_power_results *res, unsigned cha
 
 // --- tallies -----------------------------------------------------------------------------------------
 
+static c1d_power_variant_row *variant_row(c1d_power_tally *t, const c1d_power_record *r) {
+  for (int i = 0; i < t->variant_count; i++)
+    if (t->variants[i].family == r->family && strcmp(t->variants[i].name, r->variant) == 0) return &t->variants[i];
+  if (t->variant_count == C1D_POWER_MAX_VARIANTS) return NULL; /* more variants than rows: left out */
+  c1d_power_variant_row *v = &t->variants[t->variant_count++];
+  memset(v, 0, sizeof *v);
+  snprintf(v->name, sizeof v->name, "%s", r->variant);
+  v->family = r->family;
+  return v;
+}
+
+enum { SIZE_10X = 1, SIZE_30X = 2 };
+
 c1d_status c1d_power_tally_make(const c1d_power_results *res, c1d_power_tally *t) {
   memset(t, 0, sizeof *t);
+  const int F = C1D_POWER_FAMILY_COUNT;
   t->orders = c1d_power_order_count();
   t->bugs = c1d_power_bug_count();
-  t->cells = calloc((size_t)(t->bugs * C1D_POWER_SIZE_COUNT), sizeof *t->cells);
-  t->correct = calloc((size_t)(t->orders * C1D_POWER_DIST_COUNT), sizeof *t->correct);
-  t->alarms = calloc((size_t)(t->orders * C1D_POWER_DIST_COUNT), sizeof *t->alarms);
-  t->verdict_by_order = calloc((size_t)(t->orders * C1D_VERDICT_COUNT), sizeof *t->verdict_by_order);
-  t->verdict_by_dist = calloc((size_t)(C1D_POWER_DIST_COUNT * C1D_VERDICT_COUNT), sizeof *t->verdict_by_dist);
-  if (!t->cells || !t->correct || !t->alarms || !t->verdict_by_order || !t->verdict_by_dist) {
+  t->cells = calloc((size_t)(F * t->bugs * C1D_POWER_SIZE_COUNT), sizeof *t->cells);
+  t->correct = calloc((size_t)(F * t->orders * C1D_POWER_DIST_COUNT), sizeof *t->correct);
+  t->alarms = calloc((size_t)(F * t->orders * C1D_POWER_DIST_COUNT), sizeof *t->alarms);
+  t->verdict_by_order = calloc((size_t)(F * t->orders * C1D_VERDICT_COUNT), sizeof *t->verdict_by_order);
+  t->verdict_by_dist = calloc((size_t)(F * C1D_POWER_DIST_COUNT * C1D_VERDICT_COUNT), sizeof *t->verdict_by_dist);
+  t->stage_runs = calloc((size_t)t->orders, sizeof *t->stage_runs);
+  t->stage_named = calloc((size_t)t->orders, sizeof *t->stage_named);
+  t->stage_verdicts = calloc((size_t)(t->orders * C1D_VERDICT_COUNT), sizeof *t->stage_verdicts);
+  if (!t->cells || !t->correct || !t->alarms || !t->verdict_by_order || !t->verdict_by_dist || !t->stage_runs ||
+      !t->stage_named || !t->stage_verdicts) {
     c1d_power_tally_free(t);
     return c1d_fail(C1D_ERR_NO_MEMORY, "power: cannot allocate the tallies");
   }
   for (int64_t i = 0; i < res->count; i++) {
     const c1d_power_record *r = &res->records[i];
+    const int fam = r->family;
+    c1d_power_variant_row *v = variant_row(t, r);
     if (r->bug < 0) {
+      if (!r->in_bound) t->out_of_bound++;
+      if (c1d_power_order_stage(r->order) && r->lost) { /* precision lost at a known stage: named right? */
+        t->stage_total++;
+        t->stage_named_total += r->located;
+        t->stage_runs[r->order]++;
+        t->stage_named[r->order] += r->located;
+        t->stage_verdicts[r->order * C1D_VERDICT_COUNT + r->verdict]++;
+        continue;
+      }
+      t->verdict_by_order[C1D_POWER_OV(t, fam, r->order, r->verdict)]++;
       t->correct_runs++;
-      t->correct[r->order * C1D_POWER_DIST_COUNT + r->dist]++;
-      t->verdict_by_order[r->order * C1D_VERDICT_COUNT + r->verdict]++;
-      t->verdict_by_dist[r->dist * C1D_VERDICT_COUNT + r->verdict]++;
+      t->family_correct[fam]++;
+      t->correct[C1D_POWER_OD(t, fam, r->order, r->dist)]++;
+      t->verdict_by_dist[C1D_POWER_DV(fam, r->dist, r->verdict)]++;
+      if (v) {
+        v->correct++;
+        v->alarms += r->called_bug;
+        v->verdicts[r->verdict]++;
+      }
       if (r->called_bug) {
         t->false_alarms++;
-        t->alarms[r->order * C1D_POWER_DIST_COUNT + r->dist]++;
+        t->family_alarms[fam]++;
+        t->alarms[C1D_POWER_OD(t, fam, r->order, r->dist)]++;
       }
-      if (!r->in_bound) t->out_of_bound++;
       continue;
     }
     t->bug_runs++;
-    c1d_power_cell *c = &t->cells[r->bug * C1D_POWER_SIZE_COUNT + r->size];
+    t->family_bug_runs[fam]++;
+    c1d_power_cell *c = C1D_POWER_CELL(t, fam, r->bug, r->size);
     if (c->runs == 0 || r->region_elems < c->min_region) c->min_region = r->region_elems;
     if (r->region_elems > c->max_region) c->max_region = r->region_elems;
     c->runs++;
@@ -231,6 +274,8 @@ c1d_status c1d_power_tally_make(const c1d_power_results *res, c1d_power_tally *t
       c->big_runs++;
       c->big_called += r->called_bug;
       c->big_located += r->located;
+      if (v && r->size == SIZE_10X) v->runs10++, v->called10 += r->called_bug;
+      if (v && r->size == SIZE_30X) v->runs30++, v->located30 += r->located && r->called_bug;
     }
   }
   return C1D_OK;
@@ -242,17 +287,21 @@ void c1d_power_tally_free(c1d_power_tally *t) {
   free(t->alarms);
   free(t->verdict_by_order);
   free(t->verdict_by_dist);
+  free(t->stage_runs);
+  free(t->stage_named);
+  free(t->stage_verdicts);
   memset(t, 0, sizeof *t);
 }
 
-enum { SIZE_10X = 1, SIZE_30X = 2 };
-
-c1d_power_verdicts c1d_power_judge(const c1d_power_tally *t) {
-  c1d_power_verdicts v = {t->correct_runs > 0 && t->false_alarms == 0, 1, 1, t->out_of_bound == 0};
+/* One family's criteria; *ran = 0 when the family has no runs at all. */
+static c1d_power_verdicts judge_family(const c1d_power_tally *t, int fam, int *ran) {
+  c1d_power_verdicts v = {t->family_correct[fam] > 0 && t->family_alarms[fam] == 0, 1, 1, t->out_of_bound == 0,
+                          t->stage_named_total == t->stage_total};
+  *ran = t->family_correct[fam] > 0 || t->family_bug_runs[fam] > 0;
   int judged10 = 0, judged30 = 0;
   for (int bug = 0; bug < t->bugs; bug++) {
-    const c1d_power_cell *c10 = &t->cells[bug * C1D_POWER_SIZE_COUNT + SIZE_10X];
-    const c1d_power_cell *c30 = &t->cells[bug * C1D_POWER_SIZE_COUNT + SIZE_30X];
+    const c1d_power_cell *c10 = C1D_POWER_CELL(t, fam, bug, SIZE_10X);
+    const c1d_power_cell *c30 = C1D_POWER_CELL(t, fam, bug, SIZE_30X);
     if (c10->big_runs > 0) {
       judged10++;
       if ((double)c10->big_called < 0.95 * (double)c10->big_runs) v.detect_10x = 0;
@@ -265,4 +314,24 @@ c1d_power_verdicts c1d_power_judge(const c1d_power_tally *t) {
   if (!judged10) v.detect_10x = 0;
   if (!judged30) v.locate_30x = 0;
   return v;
+}
+
+c1d_power_verdicts c1d_power_judge(const c1d_power_tally *t, int family) {
+  if (family >= 0) {
+    int ran;
+    return judge_family(t, family, &ran);
+  }
+  c1d_power_verdicts all = {1, 1, 1, t->out_of_bound == 0, t->stage_named_total == t->stage_total};
+  int any = 0;
+  for (int fam = 0; fam < C1D_POWER_FAMILY_COUNT; fam++) {
+    int ran;
+    const c1d_power_verdicts v = judge_family(t, fam, &ran);
+    if (!ran) continue;
+    any = 1;
+    all.no_false_alarm &= v.no_false_alarm;
+    all.detect_10x &= v.detect_10x;
+    all.locate_30x &= v.locate_30x;
+  }
+  if (!any) all.no_false_alarm = all.detect_10x = all.locate_30x = 0;
+  return all;
 }

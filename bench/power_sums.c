@@ -1,25 +1,32 @@
 /* The power benchmark's own float32 accumulation orders (written here, not taken from cpu/, so that the
  * explainer is judged on outputs convlab did not compute). Every operation is an explicit single
- * rounding (numerics/arith.h, compiled without contraction). Terms are the products of non-padding
- * taps; each order is one function of one output element, run over all elements in parallel (the
- * result does not depend on the thread count). */
+ * rounding (numerics/arith.h, compiled without contraction). Terms are the products of o's group's
+ * channels (all of them for the dense conv) and of the taps that read a value: x, or before t = 0 the
+ * initial states (without states, padding taps are skipped). SiLU follows in float32, by convlab's
+ * c1d_silu_f32 or, in some orders, libm's expf. Each order is one function of one output element, run
+ * over all elements in parallel (the result does not depend on the thread count). */
+#include <math.h>
 #include <stdlib.h>
 
 #include "bench/power_internal.h"
+#include "numerics/activation.h"
 #include "numerics/arith.h"
 
 typedef struct sum_ctx {
   const c1d_shape *s;
-  const float *x, *w, *b;
+  const float *x, *w, *b, *st;
   const float *xs, *ws;    /* 3xTF32: the small parts (x and w then hold the big parts) */
-  const int64_t *perm;     /* the random channel order */
+  const int64_t *perm;     /* the random channel order (within a group) */
   int param;
 } sum_ctx;
 
+/* The input tap k reads for output t: x, the initial state before t = 0 (x's own: the 3xTF32 split
+ * runs on the plain problem only), or the causal zero. */
 static float xv(const sum_ctx *q, const float *x, int64_t n, int64_t c, int64_t t, int64_t k) {
-  const int64_t src = c1d_source_time(q->s, t, k);
-  return src >= 0 ? x[c1d_x_index(q->s, n, c, src)] : 0.0f;
+  return c1d_x_at(q->s, x, x == q->x ? q->st : NULL, n, c, c1d_source_time(q->s, t, k));
 }
+
+float power_silu_libm(float v) { return v / (1.0f + expf(-v)); }
 
 static float wv(const sum_ctx *q, const float *w, int64_t o, int64_t c, int64_t k) {
   return w[c1d_w_index(q->s, o, c, k)];
@@ -29,43 +36,44 @@ static float bias(const sum_ctx *q, int64_t o) { return q->b ? q->b[o] : 0.0f; }
 
 /* The scratch an element needs: the pairwise tree holds every term, tap_partial one partial a tap. */
 static int64_t scratch_size(int acc, const c1d_shape *s) {
-  if (acc == POWER_ACC_PAIRWISE) return s->C * s->K;
+  if (acc == POWER_ACC_PAIRWISE) return c1d_terms(s);
   if (acc == POWER_ACC_TAP_PARTIAL) return s->K;
   return 1;
 }
 
-static float element(int acc, const sum_ctx *q, int64_t n, int64_t o, int64_t t, float *scratch) {
+/* The sum of one output element over channels c0 .. c0+C-1 (o's group). */
+static float element_sum(int acc, const sum_ctx *q, int64_t n, int64_t o, int64_t t, float *scratch) {
   const c1d_shape *s = q->s;
-  const int64_t k0 = c1d_first_tap(s, t), C = s->C, K = s->K;
+  const int64_t k0 = c1d_first_tap(s, t), c0 = c1d_group_first_c(s, o), C = c0 + c1d_cin_per_group(s), K = s->K;
   float acc_v = 0.0f, part;
   switch (acc) {
     case POWER_ACC_NAIVE:
       acc_v = bias(q, o);
-      for (int64_t c = 0; c < C; c++)
+      for (int64_t c = c0; c < C; c++)
         for (int64_t k = k0; k < K; k++) acc_v = c1d_fma(xv(q, q->x, n, c, t, k), wv(q, q->w, o, c, k), acc_v);
       return acc_v;
     case POWER_ACC_NAIVE_NOFMA:
       acc_v = bias(q, o);
-      for (int64_t c = 0; c < C; c++)
+      for (int64_t c = c0; c < C; c++)
         for (int64_t k = k0; k < K; k++)
           acc_v = c1d_add(acc_v, c1d_mul(xv(q, q->x, n, c, t, k), wv(q, q->w, o, c, k)));
       return acc_v;
     case POWER_ACC_REVERSED:
       acc_v = bias(q, o);
-      for (int64_t c = C - 1; c >= 0; c--)
+      for (int64_t c = C - 1; c >= c0; c--)
         for (int64_t k = K - 1; k >= k0; k--)
           acc_v = c1d_fma(xv(q, q->x, n, c, t, k), wv(q, q->w, o, c, k), acc_v);
       return acc_v;
     case POWER_ACC_RANDOM:
       acc_v = bias(q, o);
-      for (int64_t j = 0; j < C; j++) {
-        const int64_t c = q->perm[j];
+      for (int64_t j = 0; j < C - c0; j++) {
+        const int64_t c = c0 + q->perm[j];
         for (int64_t k = k0; k < K; k++) acc_v = c1d_fma(xv(q, q->x, n, c, t, k), wv(q, q->w, o, c, k), acc_v);
       }
       return acc_v;
     case POWER_ACC_PAIRWISE: {
       int64_t m = 0;
-      for (int64_t c = 0; c < C; c++)
+      for (int64_t c = c0; c < C; c++)
         for (int64_t k = k0; k < K; k++) scratch[m++] = c1d_mul(xv(q, q->x, n, c, t, k), wv(q, q->w, o, c, k));
       if (m == 0) return bias(q, o);
       while (m > 1) { /* adjacent pairs, the odd last term carried up */
@@ -77,21 +85,21 @@ static float element(int acc, const sum_ctx *q, int64_t n, int64_t o, int64_t t,
       return c1d_add(scratch[0], bias(q, o));
     }
     case POWER_ACC_BLOCKED:
-      for (int64_t c0 = 0; c0 < C; c0 += q->param) {
+      for (int64_t cb = c0; cb < C; cb += q->param) {
         part = 0.0f;
-        for (int64_t c = c0; c < C && c < c0 + q->param; c++)
+        for (int64_t c = cb; c < C && c < cb + q->param; c++)
           for (int64_t k = k0; k < K; k++) part = c1d_fma(xv(q, q->x, n, c, t, k), wv(q, q->w, o, c, k), part);
         acc_v = c1d_add(acc_v, part);
       }
       return c1d_add(acc_v, bias(q, o));
     case POWER_ACC_TILED: {
-      /* Reduction index r = k*C + c (tap-major, as an im2col GEMM with tap-major rows), tiles of param. */
+      /* Reduction index r = k*Cg + j (tap-major, as an im2col GEMM with tap-major rows), tiles of param. */
       acc_v = bias(q, o);
-      const int64_t R = C * K;
-      for (int64_t r0 = k0 * C; r0 < R; r0 += q->param) {
+      const int64_t Cg = C - c0, R = Cg * K;
+      for (int64_t r0 = k0 * Cg; r0 < R; r0 += q->param) {
         part = 0.0f;
         for (int64_t r = r0; r < R && r < r0 + q->param; r++) {
-          const int64_t k = r / C, c = r % C;
+          const int64_t k = r / Cg, c = c0 + r % Cg;
           part = c1d_fma(xv(q, q->x, n, c, t, k), wv(q, q->w, o, c, k), part);
         }
         acc_v = c1d_add(acc_v, part);
@@ -100,21 +108,21 @@ static float element(int acc, const sum_ctx *q, int64_t n, int64_t o, int64_t t,
     }
     case POWER_ACC_KAHAN: {
       float sum = bias(q, o), comp = 0.0f;
-      for (int64_t c = 0; c < C; c++)
+      for (int64_t c = c0; c < C; c++)
         for (int64_t k = k0; k < K; k++)
           c1d_kahan_step(&sum, &comp, c1d_mul(xv(q, q->x, n, c, t, k), wv(q, q->w, o, c, k)));
       return sum;
     }
     case POWER_ACC_TAP_PARTIAL:
       for (int64_t k = 0; k < K; k++) scratch[k] = 0.0f;
-      for (int64_t c = 0; c < C; c++)
+      for (int64_t c = c0; c < C; c++)
         for (int64_t k = k0; k < K; k++) scratch[k] = c1d_fma(xv(q, q->x, n, c, t, k), wv(q, q->w, o, c, k), scratch[k]);
       acc_v = bias(q, o);
       for (int64_t k = 0; k < K; k++) acc_v = c1d_add(acc_v, scratch[k]);
       return acc_v;
     case POWER_ACC_3XTF32:
       acc_v = bias(q, o);
-      for (int64_t c = 0; c < C; c++)
+      for (int64_t c = c0; c < C; c++)
         for (int64_t k = k0; k < K; k++) {
           const float xb = xv(q, q->x, n, c, t, k), xsm = xv(q, q->xs, n, c, t, k);
           const float wb = wv(q, q->w, o, c, k), wsm = wv(q, q->ws, o, c, k);
@@ -123,20 +131,47 @@ static float element(int acc, const sum_ctx *q, int64_t n, int64_t o, int64_t t,
           acc_v = c1d_fma(xb, wb, acc_v);
         }
       return acc_v;
+    case POWER_ACC_BF16_PRODUCTS: /* the bug of vLLM issue 52887: bf16 products before an fp32 sum */
+      acc_v = bias(q, o);
+      for (int64_t j = 0; j < (C - c0) * (K - k0); j++) {
+        const int64_t r = q->param ? (C - c0) * (K - k0) - 1 - j : j;
+        const int64_t c = c0 + r / (K - k0), k = k0 + r % (K - k0);
+        acc_v = c1d_add(acc_v, c1d_round_bf16(c1d_mul(xv(q, q->x, n, c, t, k), wv(q, q->w, o, c, k))));
+      }
+      return acc_v;
+    case POWER_ACC_FP16_SUMS: /* sums kept in fp16: every partial rounded to fp16 at once */
+      acc_v = c1d_round_fp16(bias(q, o));
+      for (int64_t j = 0; j < (C - c0) * (K - k0); j++) {
+        const int64_t r = q->param ? (C - c0) * (K - k0) - 1 - j : j;
+        const int64_t c = c0 + r / (K - k0), k = k0 + r % (K - k0);
+        acc_v = c1d_round_fp16(c1d_fma(xv(q, q->x, n, c, t, k), wv(q, q->w, o, c, k), acc_v));
+      }
+      return acc_v;
   }
   return 0.0f;
 }
 
+/* The element, then SiLU in float32: libm's in the orders that keep rounded products (pairwise, blocked,
+ * tap-partial, Kahan), convlab's everywhere else. */
+static float element(int acc, const sum_ctx *q, int64_t n, int64_t o, int64_t t, float *scratch) {
+  const float v = element_sum(acc, q, n, o, t, scratch);
+  if (q->s->act != C1D_ACT_SILU) return v;
+  const int libm = acc == POWER_ACC_PAIRWISE || acc == POWER_ACC_BLOCKED || acc == POWER_ACC_TAP_PARTIAL ||
+                   acc == POWER_ACC_KAHAN;
+  return libm ? power_silu_libm(v) : c1d_silu_f32(v);
+}
+
 c1d_status power_sum(int acc, int param, uint64_t seed, const c1d_shape *s, const float *x,
-                     const float *w, const float *b, float *y) {
-  sum_ctx q = {s, x, w, b, NULL, NULL, NULL, param};
+                     const float *w, const float *b, const float *st, float *y) {
+  sum_ctx q = {s, x, w, b, st, NULL, NULL, NULL, param};
   int64_t *perm = NULL;
   float *split = NULL;
   if (acc == POWER_ACC_RANDOM) {
-    perm = malloc((size_t)s->C * sizeof *perm);
+    const int64_t cg = c1d_cin_per_group(s);
+    perm = malloc((size_t)cg * sizeof *perm);
     if (!perm) return c1d_fail(C1D_ERR_NO_MEMORY, "power: cannot allocate a channel order");
-    for (int64_t c = 0; c < s->C; c++) perm[c] = c;
-    for (int64_t c = s->C - 1; c > 0; c--) { /* Fisher-Yates, seeded */
+    for (int64_t c = 0; c < cg; c++) perm[c] = c;
+    for (int64_t c = cg - 1; c > 0; c--) { /* Fisher-Yates, seeded */
       const int64_t j = (int64_t)(power_mix(seed * 7919u + (uint64_t)c) % (uint64_t)(c + 1));
       const int64_t tmp = perm[c];
       perm[c] = perm[j];

@@ -1,6 +1,8 @@
 /* PyTorch's CPU conv1d as a correct output: the inputs of every problem of a campaign are written as
- * .npy into one temporary directory, one Python process (Debian's /usr/bin/python3 with python3-torch,
- * bench/power_torch.py) computes every output, and each problem reads its own back. */
+ * .npy into one temporary directory (float32 arrays holding each tensor's values, exact in its type),
+ * one Python process (Debian's /usr/bin/python3 with python3-torch, bench/power_torch.py) computes every
+ * output (groups; initial states concatenated before x; SiLU by F.silu; on all-bf16 problems also in
+ * bf16), and each problem reads its own back. */
 #define _XOPEN_SOURCE 700 /* nftw */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,18 +41,25 @@ static void last_line(const char *path, char *buf, size_t size) {
   fclose(f);
 }
 
+int power_torch_has_bf16(const c1d_shape *s) {
+  const c1d_dtypes *t = &s->dt;
+  return t->x == C1D_DTYPE_BF16 && t->w == C1D_DTYPE_BF16 && t->b == C1D_DTYPE_BF16 && t->s == C1D_DTYPE_BF16 &&
+         t->y == C1D_DTYPE_BF16;
+}
+
 static c1d_status write_inputs(const power_torch *pt, const c1d_power_problem *p, FILE *manifest) {
   const c1d_shape *s = &p->shape;
   float *x = malloc((size_t)c1d_x_count(s) * sizeof *x), *w = malloc((size_t)c1d_w_count(s) * sizeof *w);
-  float *b = malloc((size_t)(s->O + 1) * sizeof *b);
+  float *b = malloc((size_t)(s->O + 1) * sizeof *b), *st_v = malloc((size_t)(c1d_s_count(s) + 1) * sizeof *st_v);
   c1d_status st = C1D_OK;
-  if (!x || !w || !b) {
+  if (!x || !w || !b || !st_v) {
     st = c1d_fail(C1D_ERR_NO_MEMORY, "power: cannot allocate PyTorch's inputs for problem %d", p->index);
     goto done;
   }
-  power_generate(p, x, w, b);
+  power_generate(p, x, w, b, st_v);
   char path[128];
-  const int64_t xs[3] = {s->N, s->C, s->L}, ws[3] = {s->O, s->C, s->K}, bs[1] = {s->O};
+  const int64_t xs[3] = {s->N, s->C, s->L}, ws[3] = {s->O, c1d_cin_per_group(s), s->K}, bs[1] = {s->O};
+  const int64_t ss[3] = {s->N, s->C, c1d_pad(s)};
   file_in(pt, "x", p->index, path, sizeof path);
   if ((st = c1d_npy_write_f32(path, x, 3, xs)) != C1D_OK) goto done;
   file_in(pt, "w", p->index, path, sizeof path);
@@ -59,12 +68,18 @@ static c1d_status write_inputs(const power_torch *pt, const c1d_power_problem *p
     file_in(pt, "b", p->index, path, sizeof path);
     if ((st = c1d_npy_write_f32(path, b, 1, bs)) != C1D_OK) goto done;
   }
-  fprintf(manifest, "%d %lld %lld %lld %lld %lld %lld %d\n", p->index, (long long)s->N, (long long)s->C,
-          (long long)s->O, (long long)s->L, (long long)s->K, (long long)s->D, s->bias);
+  if (s->states) {
+    file_in(pt, "s", p->index, path, sizeof path);
+    if ((st = c1d_npy_write_f32(path, st_v, 3, ss)) != C1D_OK) goto done;
+  }
+  fprintf(manifest, "%d %lld %lld %lld %lld %lld %lld %d %lld %d %d %d\n", p->index, (long long)s->N,
+          (long long)s->C, (long long)s->O, (long long)s->L, (long long)s->K, (long long)s->D, s->bias,
+          (long long)c1d_groups(s), s->states, s->act == C1D_ACT_SILU, power_torch_has_bf16(s));
 done:
   free(x);
   free(w);
   free(b);
+  free(st_v);
   return st;
 }
 
@@ -116,9 +131,9 @@ c1d_status power_torch_prepare(const c1d_power_problem *probs, int count, power_
   return C1D_OK;
 }
 
-c1d_status power_torch_output(const power_torch *pt, const c1d_power_problem *p, float *y) {
+c1d_status power_torch_output(const power_torch *pt, const c1d_power_problem *p, int bf16, float *y) {
   char path[128];
-  file_in(pt, "y", p->index, path, sizeof path);
+  file_in(pt, bf16 ? "yb" : "y", p->index, path, sizeof path);
   float *data = NULL;
   c1d_npy_header h;
   c1d_status st = c1d_npy_read_f32(path, 0, &data, &h, NULL);
