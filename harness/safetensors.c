@@ -68,6 +68,13 @@ static c1d_status dtype_of(const char *path, const char *name, const char *text,
 }
 
 /* One tensor's entry: dtype, shape, offsets (relative to the data), checked against its size. */
+/* A JSON number that is a whole byte count or size: the range is checked before the cast (a double beyond
+ * int64_t's range makes the cast undefined), and 9e15 keeps it exact in a double. */
+static int json_size(const cJSON *v) {
+  return cJSON_IsNumber(v) && v->valuedouble >= 0 && v->valuedouble <= 9.0e15 &&
+         v->valuedouble == (double)(int64_t)v->valuedouble;
+}
+
 static c1d_status parse_entry(const char *path, const cJSON *e, int64_t data_bytes, c1d_st_tensor *t,
                               range *r) {
   char en[80];
@@ -88,8 +95,7 @@ static c1d_status parse_entry(const char *path, const cJSON *e, int64_t data_byt
   t->count = 1;
   for (int d = 0; d < t->ndim; d++) {
     const cJSON *v = cJSON_GetArrayItem(sh, d);
-    if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble != (double)(int64_t)v->valuedouble ||
-        v->valuedouble > 9.0e15)
+    if (!json_size(v))
       return c1d_fail(C1D_ERR_FORMAT, "%s: tensor '%s' has a shape entry that is not a size", path, name);
     t->shape[d] = (int64_t)v->valuedouble;
     if (t->shape[d] && t->count > INT64_MAX / 4 / t->shape[d])
@@ -97,8 +103,7 @@ static c1d_status parse_entry(const char *path, const cJSON *e, int64_t data_byt
     t->count *= t->shape[d];
   }
   const cJSON *b = cJSON_GetArrayItem(of, 0), *en2 = cJSON_GetArrayItem(of, 1);
-  if (!cJSON_IsNumber(b) || !cJSON_IsNumber(en2) || b->valuedouble < 0 || en2->valuedouble < b->valuedouble ||
-      b->valuedouble != (double)(int64_t)b->valuedouble || en2->valuedouble != (double)(int64_t)en2->valuedouble)
+  if (!json_size(b) || !json_size(en2) || en2->valuedouble < b->valuedouble)
     return c1d_fail(C1D_ERR_FORMAT, "%s: tensor '%s' has data_offsets that are not [begin, end] with begin <= end",
                     path, name);
   r->begin = (int64_t)b->valuedouble;

@@ -122,6 +122,17 @@ Test(safetensors, refuses_a_negative_shape) {
   expect_refused("not a size");
 }
 
+/* Found by fuzz_safetensors under UBSan: a number beyond int64_t's range was cast before it was checked. */
+Test(safetensors, refuses_sizes_and_offsets_beyond_any_integer) {
+  const float v[1] = {1};
+  write_raw("{\"x\":{\"dtype\":\"F32\",\"shape\":[1e24],\"data_offsets\":[0,4]}}", v, sizeof v, 0);
+  expect_refused("not a size");
+  write_raw("{\"x\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,1e24]}}", v, sizeof v, 0);
+  expect_refused("data_offsets that are not");
+  write_raw("{\"x\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[-1e24,4]}}", v, sizeof v, 0);
+  expect_refused("data_offsets that are not");
+}
+
 Test(safetensors, refuses_a_name_given_twice) {
   const float v[2] = {1, 2};
   write_raw("{\"x\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]},"
