@@ -286,6 +286,7 @@ typedef struct sample_scratch {
   int order_known;   /* order_sensitive is computed (on first need) */
   int order_sensitive;
   c1d_explanation *out; /* where the order ratio is reported */
+  int no_narrow;        /* choose leaves sums kept in fp16 or bf16 out */
 } sample_scratch;
 
 static const double *sample_delta(const c1d_classifier_input *in, int model, sample_scratch *sc) {
@@ -471,6 +472,7 @@ static void choose(const c1d_classifier_input *in, int store, double scale, samp
      * otherwise stand in for any error up to 2^13 times float32's. */
     if ((x.acc == C1D_ACC_FP16 && store != STORE_FP16) || (x.acc == C1D_ACC_BF16 && store != STORE_BF16))
       continue;
+    if (sc->no_narrow && (x.acc == C1D_ACC_FP16 || x.acc == C1D_ACC_BF16)) continue;
     if ((x.acc == C1D_ACC_FP16 || x.acc == C1D_ACC_BF16) &&
         ((r.median < 0.25 && r.tail < 0.25) || fabs(r.t) > 6.0))
       continue;
@@ -848,6 +850,44 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
   }
   int64_t marked = 0;
   for (int64_t i = 0; i < M; i++) marked += fp.mark[i] != 0;
+  /* A narrow accumulator spreads its errors over the output as rounding does. Where it is the
+   * explanation, yet the best float32 one fits the bulk and its tests find a structured region (an
+   * edge, channels or a group, batches, positions, tiles), that region is a bug that the narrow
+   * accumulator's wider noise would hide. */
+  if (marked == 0 && (ch.x.acc == C1D_ACC_FP16 || ch.x.acc == C1D_ACC_BF16)) {
+    choice wide;
+    sc.no_narrow = 1;
+    choose(in, ch.x.store, 1.0, &sc, &wide);
+    sc.no_narrow = 0;
+    full_pass fw;
+    c1d_test_result tw;
+    c1d_region rw;
+    int rc = sc.failed ? -1 : 0, have = 0;
+    if (rc == 0 && wide.fits && (rc = full_pass_run(in, &wide.x, &fw)) == 0) {
+      have = 1;
+      rc = c1d_run_tests(lay, in->noise, fw.q2, fw.mark, &tw);
+      if (rc == 0) rc = c1d_describe_marks(fw.mark, lay, count, &rw);
+    }
+    if (rc != 0) {
+      if (have) full_pass_free(&fw);
+      full_pass_free(&fp);
+      free(sc.a);
+      return -1;
+    }
+    if (wide.fits) {
+      const c1d_region_class k = rw.cls;
+      const int structured = k == C1D_REGION_LEFT_EDGE || k == C1D_REGION_RIGHT_EDGE ||
+                             k == C1D_REGION_LAST_PARTIAL_TILE || k == C1D_REGION_CHANNELS ||
+                             k == C1D_REGION_BATCHES || k == C1D_REGION_POSITIONS ||
+                             k == C1D_REGION_TILE_BLOCKS || k == C1D_REGION_TILE_SEAMS;
+      if (structured) {
+        full_pass_free(&fp);
+        fp = fw, ts = tw, ch = wide, marked = rw.count;
+      } else {
+        full_pass_free(&fw);
+      }
+    }
+  }
   /* A bug is what the tests find (or the worst case proves). No explanation fitting the bulk while no
    * test fires is inconclusive: errors beyond common orders' level, yet nowhere beyond what rounding
    * might give at alpha. */

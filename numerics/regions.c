@@ -77,6 +77,29 @@ static void name_list(char *kind, size_t size, const char *one, const char *many
   snprintf(kind, size, "%s %.*s", count == 1 ? one : many, (int)(size - strlen(many) - 2), ranges);
 }
 
+/* The marked channels as whole groups of a grouped convolution: few of the G groups (at most
+ * max(1, G/16)), their channels mostly marked, their elements densely. Names them in kind. */
+static int group_region(const c1d_layout *lay, const unsigned char *fo, int64_t bad_o, int64_t bad_n,
+                        int64_t count, char *kind, size_t size) {
+  const int64_t G = lay->groups, O = lay->O;
+  if (G <= 1 || O % G != 0 || O / G < 2 || bad_o == 0) return 0;
+  const int64_t og = O / G;
+  unsigned char *fg = calloc((size_t)G, 1);
+  if (!fg) return 0;
+  for (int64_t o = 0; o < O; o++)
+    if (fo[o]) fg[o / og] = 1;
+  const int64_t bad_g = flag_count(fg, G);
+  int found = bad_g < G && bad_g <= (G / 16 > 1 ? G / 16 : 1) && 2 * bad_o > bad_g * og &&
+              (double)count >= 0.5 * (double)(bad_o * bad_n * lay->L);
+  if (found) {
+    char groups[C1D_RANGES_LEN];
+    c1d_format_ranges(fg, G, groups, sizeof groups);
+    snprintf(kind, size, "%s %.32s of %d channels", bad_g == 1 ? "group" : "groups", groups, (int)og);
+  }
+  free(fg);
+  return found;
+}
+
 int c1d_describe_marks(const unsigned char *mark, const c1d_layout *lay, int64_t total, c1d_region *r) {
   const int64_t N = lay->N, O = lay->O, L = lay->L;
   const int64_t tiles_o = (O + C1D_TILE_O - 1) / C1D_TILE_O, tiles_t = (L + C1D_TILE_T - 1) / C1D_TILE_T;
@@ -145,6 +168,8 @@ int c1d_describe_marks(const unsigned char *mark, const c1d_layout *lay, int64_t
   } else if (L >= 2 * C1D_TILE_T && t_first >= L / 2 && bad_t * 2 >= L - t_first && row_reach >= 0.5) {
     cls = C1D_REGION_RIGHT_EDGE;
     snprintf(kind, sizeof kind, "the right edge (t >= %lld)", (long long)t_first);
+  } else if (group_region(lay, fo, bad_o, bad_n, count, kind, sizeof kind)) {
+    cls = C1D_REGION_CHANNELS;
   } else if (bad_o < O && bad_o <= (O / 16 > 1 ? O / 16 : 1) &&
              (double)count >= 0.5 * (double)(bad_o * bad_n * L)) {
     cls = C1D_REGION_CHANNELS;
