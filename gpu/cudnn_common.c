@@ -271,7 +271,7 @@ c1d_status c1d_cudnn_setup(const c1d_shape *s, int allow_tf32, c1d_cudnn_choice 
   if (chosen < 0) {
     st = c1d_fail(C1D_ERR_UNSUPPORTED, "cuDNN offered no %s%s algorithm for this shape (%d candidates)",
                   choice == C1D_CUDNN_DETERMINISTIC ? "deterministic " : "",
-                  allow_tf32 ? "float32" : "FMA-math", returned);
+                  lowp ? "bf16/fp16" : allow_tf32 ? "float32" : "FMA-math", returned);
     goto done;
   }
   c->algo = list[chosen].algo;

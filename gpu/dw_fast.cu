@@ -150,7 +150,7 @@ __global__ void __launch_bounds__(DW_THREADS)
           prev.w = __shfl_up_sync(0xffffffffu, own[u].w, p);
           dw_unpack<TX>(prev, win + H - p * V);
         }
-        if (H > 0 && (lane < P || vi[u] < P)) { /* the history is not in the warp: from memory */
+        if (H > 0 && vi[u] < LV && (lane < P || vi[u] < P)) { /* the history is not in the warp: from memory */
           const int64_t t0 = vi[u] * V;
 #pragma unroll
           for (int i = 0; i < H; i++) win[i] = t0 - H + i >= -(K - 1) ? c1d_xs_typed(s, false, x, st, n, c, t0 - H + i) : 0.0f;
@@ -166,7 +166,6 @@ __global__ void __launch_bounds__(DW_THREADS)
 }
 
 // --- channel-last (N, L, C) ------------------------------------------------------------------------------
-
 
 /* Row tt (>= 0) of x, or (tt < 0) of the initial states or zeros, for channels c0 .. c0+V-1. */
 template <int TX>

@@ -4,6 +4,8 @@
 #ifndef C1D_EXECUTE_H
 #define C1D_EXECUTE_H
 
+#include <stddef.h>
+
 #include "reference/impl.h"
 
 #ifdef __cplusplus
@@ -61,6 +63,11 @@ c1d_status c1d_gpu_session_oracle(c1d_gpu_session *g, double *y, double *mag);
  * y_host as float32 (N, O, L) (the warm-up's into first, when given, and compared); teardown; device y
  * freed. budget_ms > 0: fewer runs (at least C1D_MIN_TIMED_RUNS) when `repeats` of them would
  * take longer than that by the warm-up's time (the default run's slow kernels). */
+/* The device-to-device copy bandwidth (bytes read + written over the median time of `repeats` copies
+ * of `bytes`, each after an L2 flush; gpu/device.h's c1d_gpu_copy_bandwidth): a memory-bound kernel's
+ * ceiling. C1D_ERR_NO_DEVICE without CUDA. */
+c1d_status c1d_gpu_copy_gbps(size_t bytes, int repeats, double *gbps);
+
 #define C1D_MIN_TIMED_RUNS 5
 c1d_status c1d_execute_gpu(c1d_gpu_session *g, const c1d_impl *impl, float *y_host, float *first,
                            int repeats, double budget_ms, c1d_exec *ex, c1d_timing *t);

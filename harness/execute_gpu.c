@@ -184,6 +184,10 @@ done:
 #endif
 }
 
+c1d_status c1d_gpu_copy_gbps(size_t bytes, int repeats, double *gbps) {
+  return c1d_gpu_copy_bandwidth(bytes, repeats, gbps);
+}
+
 c1d_status c1d_execute_gpu(c1d_gpu_session *g, const c1d_impl *impl, float *y_host, float *first,
                            int repeats, double budget_ms, c1d_exec *ex, c1d_timing *t) {
   c1d_status st = C1D_OK;
@@ -251,6 +255,10 @@ c1d_status c1d_gpu_session_upload(c1d_gpu_session *g, const float *x, const floa
   return no_cuda();
 }
 c1d_status c1d_gpu_session_oracle(c1d_gpu_session *g, double *y, double *mag) { return no_cuda(); }
+c1d_status c1d_gpu_copy_gbps(size_t bytes, int repeats, double *gbps) {
+  *gbps = 0.0;
+  return no_cuda();
+}
 c1d_status c1d_execute_gpu(c1d_gpu_session *g, const c1d_impl *impl, float *y_host, float *first,
                            int repeats, double budget_ms, c1d_exec *ex, c1d_timing *t) {
   return no_cuda();
