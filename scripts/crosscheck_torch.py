@@ -14,11 +14,15 @@ torch.backends.cudnn.allow_tf32 False and True, and in float64 as the reference,
 Also printed: max |error|, the fraction of elements failing allclose(atol=rtol=1e-4) against float64, and
 PyTorch's own model (inputs rounded to TF32, then float64): the input-rounding part of the error alone.
 
-Grouped and depthwise problems (the bench's shape has G > 1; `convlab bench --depthwise`): PyTorch's
-conv1d(groups=G) on the same inputs (the initial states s.npy concatenated before x when present), in the
-bench's element type: for fp32, TF32 off vs convlab cudnn_fp32 and on vs cudnn_tf32; for bf16/fp16 (x, w,
-b and s in that type, as PyTorch runs them) vs cudnn_lowp; each relative L2 within 10 %. PyTorch's own
-time for the convolution (CUDA events, median of 20) is printed beside, with its bytes per second.
+Grouped and depthwise problems (the bench's shape has G > 1; `convlab bench --depthwise`), on the same
+inputs (the initial states s.npy concatenated before x when present), in the bench's element type (x, w,
+b and s cast to bf16/fp16 as PyTorch runs them):
+  - cuDNN through PyTorch: conv2d(groups=G) on the (N, C, 1, L) view in channels_last memory, the format
+    for which PyTorch always calls cuDNN's depthwise convolution: for fp32 with TF32 off vs convlab
+    cudnn_fp32 and on vs cudnn_tf32, for bf16/fp16 vs cudnn_lowp; each relative L2 within 10 %;
+  - what PyTorch users get: conv1d(groups=G), which PyTorch sends to its own depthwise kernel for fp32
+    and bf16 (cuDNN only for some fp16 shapes): printed, with its time (CUDA events, median of 20) and
+    bytes per second, and gpu_dw_fast's figures beside it; no check.
 Exit status 0 when every check agrees, 1 when one does not, 2 on a usage or input error.
 Usage: crosscheck_torch.py --inputs DIR --bench bench.json [--out crosscheck.json]
 """
@@ -218,9 +222,17 @@ def grouped_main(args, torch, F, bench, x, w, b, st):
     tb = torch.from_numpy(b).to(dev) if b is not None else None
     ts = torch.from_numpy(st).to(dev) if st is not None else None
 
+    def padded(xx, ss):
+        return torch.cat((ss, xx), -1) if ss is not None else F.pad(xx, (P, 0))
+
     def conv(xx, ww, bb, ss):
-        xin = torch.cat((ss, xx), -1) if ss is not None else F.pad(xx, (P, 0))
-        return F.conv1d(xin, ww, bb, dilation=D, groups=G)
+        return F.conv1d(padded(xx, ss), ww, bb, dilation=D, groups=G)
+
+    def conv_cudnn(xx, ww, bb, ss):
+        cl = torch.channels_last
+        x4 = padded(xx, ss).unsqueeze(2).contiguous(memory_format=cl)
+        y4 = F.conv2d(x4, ww.unsqueeze(2).contiguous(memory_format=cl), bb, dilation=(1, D), groups=G)
+        return y4.squeeze(2)
 
     def cast(t, to):
         return t.to(to) if t is not None else None
@@ -251,18 +263,23 @@ def grouped_main(args, torch, F, bench, x, w, b, st):
 
         results, pairs = {}, []
         saved = torch.backends.cudnn.allow_tf32
+
+        def measure(name, fn, *operands):
+            results[name] = stats(fn(*operands))
+            results[name]["ms"] = median_ms(lambda: fn(*operands))
+
         if dtype == "f32":
-            for name, allow, row in (("torch_fp32", False, "cudnn_fp32"), ("torch_tf32", True, "cudnn_tf32")):
+            for suffix, allow, row in (("fp32", False, "cudnn_fp32"), ("tf32", True, "cudnn_tf32")):
                 torch.backends.cudnn.allow_tf32 = allow
-                results[name] = stats(conv(tx, tw, tb, ts))
-                results[name]["ms"] = median_ms(lambda: conv(tx, tw, tb, ts))
-                pairs.append((name, row))
+                measure(f"torch_cudnn_nhwc_{suffix}", conv_cudnn, tx, tw, tb, ts)
+                pairs.append((f"torch_cudnn_nhwc_{suffix}", row))
+            torch.backends.cudnn.allow_tf32 = False
+            measure("torch_conv1d_fp32", conv, tx, tw, tb, ts)
         else:
             lx, lw, lb, ls = cast(tx, tdt), cast(tw, tdt), cast(tb, tdt), cast(ts, tdt)
-            name = f"torch_{dtype}"
-            results[name] = stats(conv(lx, lw, lb, ls))
-            results[name]["ms"] = median_ms(lambda: conv(lx, lw, lb, ls))
-            pairs.append((name, "cudnn_lowp"))
+            measure(f"torch_cudnn_nhwc_{dtype}", conv_cudnn, lx, lw, lb, ls)
+            pairs.append((f"torch_cudnn_nhwc_{dtype}", "cudnn_lowp"))
+            measure(f"torch_conv1d_{dtype}", conv, lx, lw, lb, ls)
         torch.backends.cudnn.allow_tf32 = saved
 
     rows = bench_rows(bench)

@@ -144,6 +144,7 @@ Test(gpu_dw, the_kernels_are_registered_with_their_caps_twins_and_limits) {
 #endif
 }
 
+#ifdef C1D_HAVE_CUDA
 /* The mutants' table: every low-precision mutant shows on at least two of these. */
 static const c1d_shape mutant_shapes[] = {
     {DW(2, 64, 300, 4, 1), .bias = 1, .states = 1, SILU, TYPES(BF16, BF16, BF16, BF16, BF16)},
@@ -176,7 +177,6 @@ static void assert_explanation(const c1d_zoo_entry *z, const c1d_explanation *e,
                                  e->reason);
 }
 
-#ifdef C1D_HAVE_CUDA
 Test(gpu_dw, the_mutants_cpu_twins_get_the_verdicts_the_gpu_zoo_expects) {
   int checked = 0;
   float *out = NULL;
