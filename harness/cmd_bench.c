@@ -36,6 +36,7 @@
 #include "harness/machine.h"
 #include "harness/npy.h"
 #include "harness/registry.h"
+#include "harness/report.h"
 #include "harness/suggest.h"
 #include "harness/runner.h"
 #include "harness/version.h"
@@ -401,20 +402,9 @@ static cJSON *bench_json(const bench_opts *o, const c1d_run_results *r, const c1
     add_num(mj, "cublas_version", m->cublas_version);
     cJSON_AddStringToObject(mj, "cpu", m->cpu);
   }
-  cJSON *sj = cJSON_AddObjectToObject(root, "shape");
+  cJSON *sj = c1d_problem_json(&r->shape); /* run's problem object (report-format.md), and what bench adds */
   if (sj) {
-    add_num(sj, "N", (double)r->shape.N);
-    add_num(sj, "C", (double)r->shape.C);
-    add_num(sj, "O", (double)r->shape.O);
-    add_num(sj, "L", (double)r->shape.L);
-    add_num(sj, "K", (double)r->shape.K);
-    add_num(sj, "D", (double)r->shape.D);
-    cJSON_AddBoolToObject(sj, "bias", r->shape.bias);
-    add_num(sj, "G", (double)c1d_groups(&r->shape));
-    cJSON_AddBoolToObject(sj, "states", r->shape.states);
-    cJSON_AddStringToObject(sj, "activation", r->shape.act == C1D_ACT_SILU ? "silu" : "none");
-    cJSON_AddStringToObject(sj, "dtype", c1d_dtype_name(r->shape.dt.x));
-    cJSON_AddStringToObject(sj, "layout", r->shape.layout == C1D_LAYOUT_NLC ? "nlc" : "ncl");
+    cJSON_AddItemToObject(root, "shape", sj);
     add_num(sj, "flops", r->flops);
     add_num(sj, "bytes_moved", moved_bytes(&r->shape));
   }

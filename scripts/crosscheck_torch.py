@@ -208,7 +208,7 @@ def grouped_main(args, torch, F, bench, x, w, b, st):
     N, C, L = x.shape
     O, Cg, K = w.shape
     G, D = int(shape["G"]), int(shape["D"])
-    dtype = shape.get("dtype", "f32")
+    dtype = shape.get("dtypes", {}).get("x", "f32")
     if (N, C, O, L, K) != (shape["N"], shape["C"], shape["O"], shape["L"], shape["K"]) or Cg * G != C:
         fail(f"inputs {x.shape} {w.shape} do not match the bench shape {shape}")
     if shape.get("activation", "none") != "none":
