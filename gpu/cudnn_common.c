@@ -1,9 +1,13 @@
-/* cuDNN forward convolution for cudnn_fp32 and cudnn_tf32 (see cudnn_common.h).
+/* cuDNN forward convolution for the cudnn_* rows (see cudnn_common.h).
  *
  * Causal padding is an explicit left pad: setup allocates an N x C x (L+P) buffer and zeroes it once; run
  * copies x into its last L columns with one cudaMemcpy2DAsync (the pad columns never change) and convolves
  * with padding 0. The copy is inside the timed region, as F.pad is inside PyTorch's. With P = 0 (K = 1)
- * the convolution reads x directly.
+ * the convolution reads x directly. With initial states, run copies them into the pad columns too (as
+ * torch.cat((s, x), -1) would). Groups: cudnnSetConvolutionGroupCount, the filter (O, C/G, 1, K).
+ * Element types: the problem's x (= w = y, and b, s: c1d_cudnn_lowp_supported) as the tensors' data
+ * type, float32 compute; bf16/fp16 data adds the bias by its own kernel (gpu/im2col.h), in float32 and
+ * rounded, as PyTorch's add_ after cuDNN.
  *
  * Algorithm choice (c1d_cudnn_choice): cudnnGetConvolutionForwardAlgorithm_v7's list in cuDNN's order of
  * preference, or cudnnFindConvolutionForwardAlgorithmEx's in measured order (timed in setup on hashed
@@ -14,6 +18,7 @@
  * cudnnGetConvolutionForwardWorkspaceSize.
  * What was used is measured by the TF32 probe (gpu/tf32_probe.h) at the real shape. */
 #include "gpu/cudnn_common.h"
+#include "reference/dtype.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -31,6 +36,14 @@
 #endif
 
 #define C1D_CUDNN_MAX_WORKSPACE ((size_t)8 << 30)
+
+const char *c1d_cudnn_lowp_supported(const c1d_shape *s) {
+  const c1d_dtype d = s->dt.x;
+  if (d == C1D_DTYPE_F32) return "fp32 tensors: the cudnn_fp32 and cudnn_tf32 rows";
+  if (s->dt.w != d || s->dt.y != d || (s->bias && s->dt.b != d) || (s->states && s->dt.s != d))
+    return "cuDNN needs x, w, b, the states and y in one element type";
+  return c1d_cudnn_supported(s);
+}
 
 const char *c1d_cudnn_supported(const c1d_shape *s) {
 #ifndef C1D_HAVE_CUDNN
@@ -50,8 +63,8 @@ const char *c1d_cudnn_supported(const c1d_shape *s) {
 
 #ifndef C1D_HAVE_CUDNN
 
-c1d_status c1d_cudnn_setup(const c1d_shape *s, int allow_tf32, c1d_exec *ex) {
-  (void)s, (void)allow_tf32, (void)ex;
+c1d_status c1d_cudnn_setup(const c1d_shape *s, int allow_tf32, c1d_cudnn_choice choice, c1d_exec *ex) {
+  (void)s, (void)allow_tf32, (void)choice, (void)ex;
   return c1d_fail(C1D_ERR_UNSUPPORTED, "built without cuDNN");
 }
 void c1d_cudnn_teardown(c1d_exec *ex) { (void)ex; }
@@ -71,10 +84,15 @@ typedef struct cudnn_state {
   cudnnConvolutionFwdAlgo_t algo;
   void *workspace;
   size_t workspace_bytes;
-  float *xpad; /* N x C x (L+P), pad columns zero; NULL when P = 0 */
+  void *xpad;  /* N x C x (L+P) elements, pad columns zero (or the states); NULL when P = 0 */
+  size_t es;   /* bytes per element of x, w and y */
   char algo_name[96], math[64];
   int used_tf32;
 } cudnn_state;
+
+static cudnnDataType_t data_type(c1d_dtype d) {
+  return d == C1D_DTYPE_BF16 ? CUDNN_DATA_BFLOAT16 : d == C1D_DTYPE_F16 ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT;
+}
 
 static const char *algo_name(cudnnConvolutionFwdAlgo_t a) {
   switch (a) {
@@ -121,7 +139,7 @@ static c1d_status run_probe(const c1d_shape *s, cudnn_state *c, int *used) {
   const float alpha = 1.0f, beta = 0.0f;
   const int64_t nx = s->N * s->C * (s->L + c1d_pad(s));
   *used = -1;
-  if (s->C * s->K > C1D_TF32_PROBE_MAX_TERMS) return C1D_OK; /* the probe cannot tell */
+  if (c1d_terms(s) > C1D_TF32_PROBE_MAX_TERMS) return C1D_OK; /* the probe cannot tell */
   if ((st = c1d_gpu_malloc((void **)&px, (size_t)nx * sizeof(float), "the cuDNN probe input")) ||
       (st = c1d_gpu_malloc((void **)&pw, (size_t)c1d_w_count(s) * sizeof(float), "the cuDNN probe filter")) ||
       (st = c1d_gpu_malloc((void **)&py, (size_t)c1d_y_count(s) * sizeof(float), "the cuDNN probe output")))
@@ -133,7 +151,7 @@ static c1d_status run_probe(const c1d_shape *s, cudnn_state *c, int *used) {
   C1D_CUDNN(cudnnConvolutionForward(c->handle, &alpha, c->xd, px, c->wd, pw, c->cd, c->algo,
                                     c->workspace, c->workspace_bytes, &beta, c->yd, py));
   C1D_CUDA(cudaMemcpy(&out, py + c1d_y_count(s) - 1, sizeof out, cudaMemcpyDeviceToHost));
-  *used = c1d_tf32_probe_classify(out, s->C * s->K);
+  *used = c1d_tf32_probe_classify(out, c1d_terms(s));
 done:
   c1d_gpu_free(px);
   c1d_gpu_free(pw);
@@ -155,15 +173,15 @@ static c1d_status find_fastest(const c1d_shape *s, cudnn_state *c, const cudnnCo
     if (heur[i].status == CUDNN_STATUS_SUCCESS && heur[i].memory <= C1D_CUDNN_MAX_WORKSPACE &&
         heur[i].memory > ws_bytes)
       ws_bytes = heur[i].memory;
-  if ((st = c1d_gpu_malloc((void **)&px, (size_t)nx * sizeof(float), "the cuDNN search input")) ||
-      (st = c1d_gpu_malloc((void **)&pw, (size_t)c1d_w_count(s) * sizeof(float), "the cuDNN search filter")) ||
-      (st = c1d_gpu_malloc((void **)&py, (size_t)c1d_y_count(s) * sizeof(float), "the cuDNN search output")))
+  if ((st = c1d_gpu_malloc((void **)&px, (size_t)nx * c->es, "the cuDNN search input")) ||
+      (st = c1d_gpu_malloc((void **)&pw, (size_t)c1d_w_count(s) * c->es, "the cuDNN search filter")) ||
+      (st = c1d_gpu_malloc((void **)&py, (size_t)c1d_y_count(s) * c->es, "the cuDNN search output")))
     goto done;
   C1D_CUDA(cudaMemGetInfo(&free_b, &total_b));
   if (ws_bytes > free_b / 2) ws_bytes = free_b / 2;
   if (ws_bytes && (st = c1d_gpu_malloc(&ws, ws_bytes, "the cuDNN search workspace"))) goto done;
-  if ((st = c1d_launch_fill_hashed(px, nx, 1u, 1.0f, NULL)) ||
-      (st = c1d_launch_fill_hashed(pw, c1d_w_count(s), 2u, 0.0625f, NULL)))
+  if ((st = c1d_launch_fill_hashed_as(px, s->dt.x, nx, 1u, 1.0f, NULL)) ||
+      (st = c1d_launch_fill_hashed_as(pw, s->dt.x, c1d_w_count(s), 2u, 0.0625f, NULL)))
     goto done;
   C1D_CUDNN(cudnnSetStream(c->handle, NULL));
   C1D_CUDNN(cudnnFindConvolutionForwardAlgorithmEx(c->handle, c->xd, px, c->wd, pw, c->cd, c->yd, py,
@@ -192,23 +210,29 @@ c1d_status c1d_cudnn_setup(const c1d_shape *s, int allow_tf32, c1d_cudnn_choice 
   const int64_t P = c1d_pad(s), lp = s->L + P;
   const char *why = c1d_cudnn_supported(s);
 
+  const int lowp = s->dt.x != C1D_DTYPE_F32; /* the cudnn_lowp rows: bf16/fp16 data, fp32 compute */
+  const cudnnDataType_t dt = data_type(s->dt.x);
   if (why) return c1d_fail(C1D_ERR_UNSUPPORTED, "cuDNN: %s", why);
   if ((why = c1d_gpu_unavailable())) return c1d_fail(C1D_ERR_NO_DEVICE, "%s", why);
   c = calloc(1, sizeof *c);
   if (!c) return c1d_fail(C1D_ERR_NO_MEMORY, "cannot allocate the cuDNN state");
+  c->es = (size_t)c1d_dtype_size(s->dt.x);
 
   C1D_CUDNN(cudnnCreate(&c->handle));
   C1D_CUDNN(cudnnCreateTensorDescriptor(&c->xd));
   C1D_CUDNN(cudnnCreateTensorDescriptor(&c->yd));
   C1D_CUDNN(cudnnCreateFilterDescriptor(&c->wd));
   C1D_CUDNN(cudnnCreateConvolutionDescriptor(&c->cd));
-  C1D_CUDNN(cudnnSetTensor4dDescriptor(c->xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, (int)s->N,
-                                       (int)s->C, 1, (int)lp));
-  C1D_CUDNN(cudnnSetFilter4dDescriptor(c->wd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, (int)s->O, (int)s->C,
-                                       1, (int)s->K));
+  C1D_CUDNN(cudnnSetTensor4dDescriptor(c->xd, CUDNN_TENSOR_NCHW, dt, (int)s->N, (int)s->C, 1, (int)lp));
+  C1D_CUDNN(cudnnSetFilter4dDescriptor(c->wd, dt, CUDNN_TENSOR_NCHW, (int)s->O, (int)c1d_cin_per_group(s), 1,
+                                       (int)s->K));
   C1D_CUDNN(cudnnSetConvolution2dDescriptor(c->cd, 0, 0, 1, 1, 1, (int)s->D, CUDNN_CROSS_CORRELATION,
                                             CUDNN_DATA_FLOAT));
-  C1D_CUDNN(cudnnSetConvolutionMathType(c->cd, allow_tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
+  C1D_CUDNN(cudnnSetConvolutionGroupCount(c->cd, (int)c1d_groups(s)));
+  /* PyTorch's math types: TENSOR_OP for half and bf16 data, DEFAULT (TF32 allowed) or FMA for float. */
+  C1D_CUDNN(cudnnSetConvolutionMathType(c->cd, lowp         ? CUDNN_TENSOR_OP_MATH
+                                               : allow_tf32 ? CUDNN_DEFAULT_MATH
+                                                            : CUDNN_FMA_MATH));
   {
     int on, oc, oh, ow;
     C1D_CUDNN(cudnnGetConvolution2dForwardOutputDim(c->cd, c->xd, c->wd, &on, &oc, &oh, &ow));
@@ -218,9 +242,8 @@ c1d_status c1d_cudnn_setup(const c1d_shape *s, int allow_tf32, c1d_cudnn_choice 
       goto done;
     }
   }
-  C1D_CUDNN(cudnnSetTensor4dDescriptor(c->yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, (int)s->N,
-                                       (int)s->O, 1, (int)s->L));
-  if (s->bias) {
+  C1D_CUDNN(cudnnSetTensor4dDescriptor(c->yd, CUDNN_TENSOR_NCHW, dt, (int)s->N, (int)s->O, 1, (int)s->L));
+  if (s->bias && !lowp) {
     C1D_CUDNN(cudnnCreateTensorDescriptor(&c->bd));
     C1D_CUDNN(cudnnSetTensor4dDescriptor(c->bd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, 1, (int)s->O, 1, 1));
   }
@@ -242,39 +265,43 @@ c1d_status c1d_cudnn_setup(const c1d_shape *s, int allow_tf32, c1d_cudnn_choice 
       if (list[i].status != CUDNN_STATUS_SUCCESS) continue;
       if (choice == C1D_CUDNN_DETERMINISTIC && list[i].determinism != CUDNN_DETERMINISTIC) continue;
       if (list[i].memory > C1D_CUDNN_MAX_WORKSPACE) continue;
-      if (!allow_tf32 && pass == 0 && list[i].mathType != CUDNN_FMA_MATH) continue;
+      if (!allow_tf32 && !lowp && pass == 0 && list[i].mathType != CUDNN_FMA_MATH) continue;
       chosen = i;
     }
   if (chosen < 0) {
     st = c1d_fail(C1D_ERR_UNSUPPORTED, "cuDNN offered no %s%s algorithm for this shape (%d candidates)",
                   choice == C1D_CUDNN_DETERMINISTIC ? "deterministic " : "",
-                  allow_tf32 ? "float32" : "FMA-math", returned);
+                  lowp ? "bf16/fp16" : allow_tf32 ? "float32" : "FMA-math", returned);
     goto done;
   }
   c->algo = list[chosen].algo;
   if (choice == C1D_CUDNN_FASTEST) found_ms = list[chosen].time;
-  C1D_CUDNN(cudnnSetConvolutionMathType(c->cd, allow_tf32 ? list[chosen].mathType : CUDNN_FMA_MATH));
+  C1D_CUDNN(cudnnSetConvolutionMathType(c->cd, allow_tf32 || lowp ? list[chosen].mathType : CUDNN_FMA_MATH));
   C1D_CUDNN(cudnnGetConvolutionForwardWorkspaceSize(c->handle, c->xd, c->wd, c->cd, c->yd, c->algo,
                                                     &c->workspace_bytes));
   if (c->workspace_bytes &&
       (st = c1d_gpu_malloc(&c->workspace, c->workspace_bytes, "the cuDNN workspace")))
     goto done;
   if (P > 0) {
-    const size_t bytes = (size_t)(s->N * s->C * lp) * sizeof(float);
+    const size_t bytes = (size_t)(s->N * s->C * lp) * c->es;
     if ((st = c1d_gpu_malloc((void **)&c->xpad, bytes, "the cuDNN causal pad buffer"))) goto done;
   }
 
   // --- what was used -----------------------------------------------------------------------------
-  if ((st = run_probe(s, c, &probe))) goto done;
-  if (c->xpad) /* zeroed after the probe ran; the pad columns stay zero from here on */
-    C1D_CUDA(cudaMemset(c->xpad, 0, (size_t)(s->N * s->C * lp) * sizeof(float)));
+  if (!lowp && (st = run_probe(s, c, &probe))) goto done;
+  if (c->xpad) /* zeroed after the probe ran; the pad columns stay zero (or take the states) from here on */
+    C1D_CUDA(cudaMemset(c->xpad, 0, (size_t)(s->N * s->C * lp) * c->es));
   C1D_CUDA(cudaDeviceSynchronize());
   if (found_ms >= 0.0f)
     snprintf(c->algo_name, sizeof c->algo_name, "%s (%s: %.3f ms in cuDNN's search, %d timed)",
              algo_name(c->algo), choice_name(choice), (double)found_ms, returned);
   else
     snprintf(c->algo_name, sizeof c->algo_name, "%s (%s)", algo_name(c->algo), choice_name(choice));
-  {
+  if (lowp) {
+    c->used_tf32 = 0; /* no float32 inputs to round */
+    snprintf(c->math, sizeof c->math, "%s data, fp32 compute (%s)", s->dt.x == C1D_DTYPE_BF16 ? "bf16" : "fp16",
+             math_name(list[chosen].mathType));
+  } else {
     const cudnnMathType_t m = list[chosen].mathType;
     const int reported_tf32 = m != CUDNN_FMA_MATH; /* float data: any other type permits TF32 */
     c->used_tf32 = probe >= 0 ? probe : reported_tf32;
@@ -307,19 +334,26 @@ c1d_status c1d_cudnn_run(const c1d_shape *s, const float *x, const float *w, con
   cudnn_state *c = (cudnn_state *)ex->state;
   const float one = 1.0f, zero = 0.0f;
   const int64_t P = c1d_pad(s);
-  const float *xin = x;
+  const void *xin = x;
   if (!c) return c1d_fail(C1D_ERR_INTERNAL, "cuDNN run without setup");
   C1D_CUDNN(cudnnSetStream(c->handle, (cudaStream_t)ex->stream));
   if (P > 0) {
-    C1D_CUDA(cudaMemcpy2DAsync(c->xpad + P, (size_t)(s->L + P) * sizeof(float), x,
-                               (size_t)s->L * sizeof(float), (size_t)s->L * sizeof(float),
-                               (size_t)(s->N * s->C), cudaMemcpyDeviceToDevice,
+    const size_t pitch = (size_t)(s->L + P) * c->es;
+    C1D_CUDA(cudaMemcpy2DAsync((char *)c->xpad + P * c->es, pitch, x, (size_t)s->L * c->es,
+                               (size_t)s->L * c->es, (size_t)(s->N * s->C), cudaMemcpyDeviceToDevice,
                                (cudaStream_t)ex->stream));
+    if (s->states) /* the history before t = 0 in the pad columns */
+      C1D_CUDA(cudaMemcpy2DAsync(c->xpad, pitch, ex->states, (size_t)P * c->es, (size_t)P * c->es,
+                                 (size_t)(s->N * s->C), cudaMemcpyDeviceToDevice, (cudaStream_t)ex->stream));
     xin = c->xpad;
   }
   C1D_CUDNN(cudnnConvolutionForward(c->handle, &one, c->xd, xin, c->wd, w, c->cd, c->algo,
                                     c->workspace, c->workspace_bytes, &zero, c->yd, y));
-  if (s->bias) C1D_CUDNN(cudnnAddTensor(c->handle, &one, c->bd, b, &one, c->yd, y));
+  if (s->bias && s->dt.x != C1D_DTYPE_F32) {
+    if ((st = c1d_launch_bias_add(s, b, y, ex->stream)) != C1D_OK) goto done;
+  } else if (s->bias) {
+    C1D_CUDNN(cudnnAddTensor(c->handle, &one, c->bd, b, &one, c->yd, y));
+  }
   snprintf(ex->algo, sizeof ex->algo, "%s", c->algo_name);
   snprintf(ex->math, sizeof ex->math, "%s", c->math);
   ex->used_tf32 = c->used_tf32;

@@ -18,4 +18,5 @@ const c1d_impl c1d_gpu_cudnn_fp32_det = {
     .setup = setup,
     .teardown = c1d_cudnn_teardown,
     .run = c1d_cudnn_run,
+    .caps = C1D_CAP_GROUPS | C1D_CAP_STATES, /* groups and states through cudnn_common.c */
 };

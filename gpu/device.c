@@ -119,6 +119,13 @@ done:
   return st;
 }
 
+c1d_status c1d_gpu_poison_bytes(void *ptr, size_t bytes) {
+  c1d_status st = C1D_OK;
+  C1D_CUDA(cudaMemset(ptr, 0xff, bytes));
+done:
+  return st;
+}
+
 c1d_status c1d_gpu_synchronize(void) {
   c1d_status st = C1D_OK;
   C1D_CUDA(cudaDeviceSynchronize());
@@ -184,5 +191,42 @@ c1d_status c1d_gpu_timer_stop(c1d_gpu_timer *timer, double *ms) {
   C1D_CUDA(cudaEventElapsedTime(&elapsed, timer->start, timer->stop));
   *ms = elapsed;
 done:
+  return st;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+  const double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+c1d_status c1d_gpu_copy_bandwidth(size_t bytes, int repeats, double *gbps) {
+  c1d_status st = C1D_OK;
+  void *src = NULL, *dst = NULL;
+  c1d_gpu_timer *timer = NULL;
+  double *ms = NULL;
+  *gbps = 0.0;
+  if (repeats < 1 || bytes == 0) return c1d_fail(C1D_ERR_USAGE, "copy bandwidth: %d repeats of %zu bytes", repeats, bytes);
+  if (!(ms = malloc((size_t)repeats * sizeof *ms))) return c1d_fail(C1D_ERR_NO_MEMORY, "cannot allocate %d timings", repeats);
+  if ((st = c1d_gpu_malloc(&src, bytes, "the copy benchmark's source")) != C1D_OK) goto done;
+  if ((st = c1d_gpu_malloc(&dst, bytes, "the copy benchmark's destination")) != C1D_OK) goto done;
+  if ((st = c1d_gpu_timer_create(&timer)) != C1D_OK) goto done;
+  C1D_CUDA(cudaMemset(src, 0x3c, bytes)); /* never all-zero */
+  C1D_CUDA(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice)); /* warm-up */
+  for (int r = 0; r < repeats; r++) {
+    if ((st = c1d_gpu_flush_l2()) != C1D_OK) goto done;
+    if ((st = c1d_gpu_timer_start(timer)) != C1D_OK) goto done;
+    C1D_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, 0));
+    if ((st = c1d_gpu_timer_stop(timer, &ms[r])) != C1D_OK) goto done;
+  }
+  qsort(ms, (size_t)repeats, sizeof *ms, compare_doubles);
+  {
+    const double median = repeats % 2 ? ms[repeats / 2] : 0.5 * (ms[repeats / 2 - 1] + ms[repeats / 2]);
+    *gbps = 2.0 * (double)bytes / (median * 1e6);
+  }
+done:
+  c1d_gpu_timer_destroy(timer);
+  c1d_gpu_free(src);
+  c1d_gpu_free(dst);
+  free(ms);
   return st;
 }

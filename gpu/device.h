@@ -36,10 +36,17 @@ c1d_status c1d_gpu_upload(void *dst, const void *src, size_t bytes);
 c1d_status c1d_gpu_download(void *dst, const void *src, size_t bytes);
 /* Fills count floats with a quiet NaN, so unwritten outputs cannot pass. */
 c1d_status c1d_gpu_poison(float *ptr, int64_t count);
+/* Fills bytes with 0xFF: a NaN in every float32, bf16 and fp16 element. */
+c1d_status c1d_gpu_poison_bytes(void *ptr, size_t bytes);
 c1d_status c1d_gpu_synchronize(void);
 
 /* Writes a buffer larger than the L2 cache, so the next timed run starts cold. */
 c1d_status c1d_gpu_flush_l2(void);
+
+/* The device-to-device copy bandwidth in GB/s (bytes read plus bytes written over the time): the
+ * median of `repeats` cudaMemcpy of `bytes` between two fresh buffers, each after an L2 flush, timed
+ * by CUDA events; the ceiling of a memory-bound kernel. C1D_ERR_DEVICE_MEMORY without room for both. */
+c1d_status c1d_gpu_copy_bandwidth(size_t bytes, int repeats, double *gbps);
 
 /* CUDA-event timing of work enqueued between start and stop on the default stream. */
 typedef struct c1d_gpu_timer c1d_gpu_timer;

@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include "gpu/check.h"
+#include "gpu/grouped_element.h"
 #include "gpu/im2col.h"
 
 // --- kernels -------------------------------------------------------------------------------------
@@ -38,13 +39,30 @@ __global__ void fill_kernel(float *__restrict__ p, int64_t count, float value) {
 
 /* Uniform values in [-scale, scale) from a hash of the index: timing inputs that are neither zeros nor a
  * constant (the tensor cores' speed depends a little on the data). */
+static __device__ __forceinline__ float hashed_value(int64_t i, uint32_t seed, float scale) {
+  uint32_t h = (uint32_t)i * 0x9E3779B1u ^ (uint32_t)(i >> 32) ^ seed;
+  h ^= h >> 16, h *= 0x85EBCA6Bu, h ^= h >> 13, h *= 0xC2B2AE35u, h ^= h >> 16;
+  return scale * ((float)(h >> 8) * (2.0f / 16777216.0f) - 1.0f);
+}
+
 __global__ void fill_hashed_kernel(float *__restrict__ p, int64_t count, uint32_t seed, float scale) {
   for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < count;
-       i += (int64_t)gridDim.x * blockDim.x) {
-    uint32_t h = (uint32_t)i * 0x9E3779B1u ^ (uint32_t)(i >> 32) ^ seed;
-    h ^= h >> 16, h *= 0x85EBCA6Bu, h ^= h >> 13, h *= 0xC2B2AE35u, h ^= h >> 16;
-    p[i] = scale * ((float)(h >> 8) * (2.0f / 16777216.0f) - 1.0f);
-  }
+       i += (int64_t)gridDim.x * blockDim.x)
+    p[i] = hashed_value(i, seed, scale);
+}
+
+/* The hashed values of fill_hashed_kernel, rounded to d and stored in d. */
+__global__ void fill_hashed_as_kernel(void *__restrict__ p, c1d_dtype d, int64_t count, uint32_t seed, float scale) {
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < count;
+       i += (int64_t)gridDim.x * blockDim.x)
+    c1d_store_typed(p, d, i, hashed_value(i, seed, scale));
+}
+
+__global__ void bias_add_kernel(c1d_shape s, const void *__restrict__ b, void *__restrict__ y) {
+  const int64_t total = c1d_y_count(&s);
+  for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < total;
+       i += (int64_t)gridDim.x * blockDim.x)
+    c1d_store_typed(y, s.dt.y, i, c1d_add(c1d_load_typed(y, s.dt.y, i), c1d_load_typed(b, s.dt.b, (i / s.L) % s.O)));
 }
 
 // --- launchers -----------------------------------------------------------------------------------
@@ -88,6 +106,23 @@ extern "C" c1d_status c1d_launch_fill_hashed(float *p, int64_t count, uint32_t s
   c1d_status st = C1D_OK;
   fill_hashed_kernel<<<grid_for(count, 256), 256, 0, (cudaStream_t)stream>>>(p, count, seed, scale);
   C1D_LAUNCHED("fill_hashed_kernel");
+done:
+  return st;
+}
+
+extern "C" c1d_status c1d_launch_fill_hashed_as(void *p, c1d_dtype d, int64_t count, uint32_t seed, float scale,
+                                                void *stream) {
+  c1d_status st = C1D_OK;
+  fill_hashed_as_kernel<<<grid_for(count, 256), 256, 0, (cudaStream_t)stream>>>(p, d, count, seed, scale);
+  C1D_LAUNCHED("fill_hashed_as_kernel");
+done:
+  return st;
+}
+
+extern "C" c1d_status c1d_launch_bias_add(const c1d_shape *s, const void *b, void *y, void *stream) {
+  c1d_status st = C1D_OK;
+  bias_add_kernel<<<grid_for(c1d_y_count(s), 256), 256, 0, (cudaStream_t)stream>>>(*s, b, y);
+  C1D_LAUNCHED("bias_add_kernel");
 done:
   return st;
 }

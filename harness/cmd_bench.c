@@ -10,8 +10,16 @@
  * the algorithm and math the implementation reported, and for TF32 rows the TF32 model's prediction
  * (gpu_tf32_inputs, added when missing) beside the observed error.
  * Inputs: seeded (--dist normal by default; never all-zero, c1d_generate guarantees it). --save-inputs
- * DIR writes them as x.npy, w.npy (b.npy), for scripts/crosscheck_torch.py. A table on stdout, JSON
- * under --out (cJSON, written atomically). */
+ * DIR writes them as x.npy, w.npy (b.npy, s.npy), for scripts/crosscheck_torch.py. A table on stdout,
+ * JSON under --out (cJSON, written atomically).
+ *
+ * Grouped and depthwise problems (--groups, --depthwise: Mamba's anchor N=8, C=O=G=4096, L=4096, K=4,
+ * D=1) are memory-bound: their table reads bytes, not flops. Per row: GB/s (bytes of x read plus y
+ * written, in their element types, over the median time), % of the device-to-device copy bandwidth
+ * measured in the same run (c1d_gpu_copy_gbps on x's bytes), and time over the cuDNN depthwise row
+ * (cuDNN's search: cudnn_fp32_fastest for fp32 tensors, cudnn_lowp_fastest for bf16/fp16 ones; always
+ * run), next to the errors. --dtype sets every tensor's type; --layout, --activation and
+ * --initial-states the rest of the problem. */
 #include <cjson/cJSON.h>
 #include <stdint.h>
 #include <math.h>
@@ -28,15 +36,20 @@
 #include "harness/machine.h"
 #include "harness/npy.h"
 #include "harness/registry.h"
+#include "harness/report.h"
 #include "harness/suggest.h"
 #include "harness/runner.h"
 #include "harness/version.h"
+#include "reference/dtype.h"
 
 #define MAX_IMPLS 64
 #define MODEL_NAME "gpu_tf32_inputs"
 /* The rows every ratio is taken against: cuDNN's fastest algorithm by its own search, per math mode. */
 #define REF_FP32 "cudnn_fp32_fastest"
 #define REF_TF32 "cudnn_tf32_fastest"
+/* The cuDNN row the grouped table's ratios are taken against, for bf16/fp16 tensors. */
+#define REF_LOWP "cudnn_lowp_fastest"
+#define COPY_REPEATS 20
 
 #define BENCH_REPEATS 50
 /* An H200's FP32 FMA peak, rounded (BACKGROUND.md measured 65.2 TFLOP/s). */
@@ -55,27 +68,45 @@ typedef struct bench_opts {
   int quiet;
 } bench_opts;
 
+/* Grouped problems are judged by the bytes they move; dense ones by their flops. */
+static int memory_bound(const c1d_shape *s) { return c1d_groups(s) > 1; }
+
+/* The cuDNN row a grouped problem's ratios are taken against. */
+static const char *cudnn_reference(const c1d_shape *s) { return s->dt.x == C1D_DTYPE_F32 ? REF_FP32 : REF_LOWP; }
+
+/* Bytes of x read and y written, in their element types. */
+static double moved_bytes(const c1d_shape *s) {
+  return (double)c1d_x_count(s) * c1d_dtype_size(s->dt.x) + (double)c1d_y_count(s) * c1d_dtype_size(s->dt.y);
+}
+
 static const char *const bench_usage =
     "convlab bench [--impl A,B,...|all] [--batch N] [--cin C] [--cout O] [--length L] [--taps K]\n"
-    "                     [--dilation D] [--bias] [--repeats R] [--ceiling-tflops T] [--dist NAME]\n"
-    "                     [--seed S] [--oracle auto|cpu|gpu] [--out FILE.json] [--save-inputs DIR]";
+    "                     [--dilation D] [--bias] [--groups G | --depthwise] [--dtype T] [--layout ncl|nlc]\n"
+    "                     [--activation none|silu] [--initial-states] [--repeats R] [--ceiling-tflops T]\n"
+    "                     [--dist NAME] [--seed S] [--oracle auto|cpu|gpu] [--out FILE.json]\n"
+    "                     [--save-inputs DIR]";
 static const char *const bench_description =
     "Times the GPU implementations (default: every one of tier main and variant) on the headline\n"
     "shape (N=32 C=O=256 L=8192 K=4 D=1, no bias) or the given one: the median of R CUDA-event-timed\n"
     "runs after a warm-up, the L2 flushed and y poisoned between runs. Per row: GFLOP/s, % of the FP32\n"
     "ceiling, time over cuDNN's fastest (cudnn_fp32_fastest, cudnn_tf32_fastest: cuDNN's own search;\n"
     "both always run), the algorithm each library row chose, and the error against the float64 oracle,\n"
-    "with the TF32 model (gpu_tf32_inputs, always run beside TF32 rows) next to each TF32 row. Table on\n"
-    "stdout, JSON under --out. Exit status: 0 ok; 1 no CUDA device (one line: \"convlab bench: no CUDA\n"
+    "with the TF32 model (gpu_tf32_inputs, always run beside TF32 rows) next to each TF32 row.\n"
+    "Grouped problems (--groups G; --depthwise: N=8 C=O=G=4096 L=4096 K=4 D=1 unless given) run the\n"
+    "implementations that take groups, and their table reads GB/s (x read + y written over the time),\n"
+    "% of the device-to-device copy bandwidth measured in the same run, and time over cuDNN's fastest\n"
+    "(cudnn_fp32_fastest for fp32 tensors, cudnn_lowp_fastest for bf16/fp16 ones). Table on stdout,\n"
+    "JSON under --out. Exit status: 0 ok; 1 no CUDA device (one line: \"convlab bench: no CUDA\n"
     "device: ...\"), an implementation failed, or the run could not go on; 2 usage.";
 
 /* C1D_OK, or C1D_ERR_USAGE with the detail; *help set for --help. */
 static c1d_status parse_args(int argc, char **argv, bench_opts *o, int *help) {
   const c1d_shape h = c1d_headline_shape();
-  int64_t N = h.N, C = h.C, O = h.O, L = h.L, K = h.K, D = h.D, repeats = BENCH_REPEATS;
-  int bias = 0, quiet = 0;
+  int64_t N = h.N, C = h.C, O = h.O, L = h.L, K = h.K, D = h.D, G = 1, repeats = BENCH_REPEATS;
+  int bias = 0, quiet = 0, depthwise = 0, states = 0;
   double ceiling = BENCH_CEILING_TFLOPS;
   const char *impl = NULL, *dist = "conv_init", *oracle = "auto", *out = NULL, *save = NULL;
+  const char *dtype = "f32", *layout = "ncl", *activation = "none";
   uint64_t seed = 0;
   c1d_option opts[] = {
       {"--impl", C1D_OPT_STRING, &impl, 0, 0, "A,B", "implementations to run, or all (default: every GPU one)", 0},
@@ -86,13 +117,19 @@ static c1d_status parse_args(int argc, char **argv, bench_opts *o, int *help) {
       {"--taps", C1D_OPT_INT, &K, 1, INT64_MAX, "K", "kernel taps (default 4)", 0},
       {"--dilation", C1D_OPT_INT, &D, 1, INT64_MAX, "D", "dilation (default 1)", 0},
       {"--bias", C1D_OPT_FLAG, &bias, 0, 0, NULL, "add a bias tensor", 0},
+      {"--groups", C1D_OPT_INT, &G, 1, INT64_MAX, "G", "groups (default 1: dense)", 0},
+      {"--depthwise", C1D_OPT_FLAG, &depthwise, 0, 0, NULL, "G = C = O; the anchor N=8 C=4096 L=4096 K=4 D=1 unless given", 0},
+      {"--dtype", C1D_OPT_STRING, &dtype, 0, 0, "T", "every tensor's element type: f32 (default), bf16, f16", 0},
+      {"--layout", C1D_OPT_STRING, &layout, 0, 0, "ORDER", "ncl (default) or nlc: channel-last for the kernels that read it", 0},
+      {"--activation", C1D_OPT_STRING, &activation, 0, 0, "ACT", "none (default) or silu", 0},
+      {"--initial-states", C1D_OPT_FLAG, &states, 0, 0, NULL, "initial states before t = 0", 0},
       {"--repeats", C1D_OPT_INT, &repeats, 1, 100000, "R", "timed runs per implementation (default 50)", 0},
       {"--ceiling-tflops", C1D_OPT_DOUBLE, &ceiling, 0, 0, "T", "FP32 ceiling for % of peak (default 67)", 0},
       {"--dist", C1D_OPT_STRING, &dist, 0, 0, "NAME", "inputs: conv_init (default: the story's), normal, uniform, ...", 0},
       {"--seed", C1D_OPT_U64, &seed, 0, 0, "S", "input seed (default 0)", 0},
       {"--oracle", C1D_OPT_STRING, &oracle, 0, 0, "WHERE", "auto, cpu or gpu (default auto)", 0},
       {"--out", C1D_OPT_STRING, &out, 0, 0, "FILE", "write the JSON report here (atomically)", 0},
-      {"--save-inputs", C1D_OPT_STRING, &save, 0, 0, "DIR", "write x.npy, w.npy (b.npy) here", 0},
+      {"--save-inputs", C1D_OPT_STRING, &save, 0, 0, "DIR", "write x.npy, w.npy (b.npy, s.npy) here", 0},
       {"--quiet", C1D_OPT_FLAG, &quiet, 0, 0, NULL, "no progress lines on stderr", 0},
   };
   const int n_opts = (int)(sizeof opts / sizeof opts[0]);
@@ -103,7 +140,31 @@ static c1d_status parse_args(int argc, char **argv, bench_opts *o, int *help) {
     return C1D_OK;
   }
   memset(o, 0, sizeof *o);
+  if (depthwise) {
+    if (c1d_cli_find(opts, n_opts, "--groups")->seen)
+      return c1d_fail(C1D_ERR_USAGE, "--depthwise sets the groups: give --groups or --depthwise, not both");
+    const int c_seen = c1d_cli_find(opts, n_opts, "--cin")->seen, o_seen = c1d_cli_find(opts, n_opts, "--cout")->seen;
+    if (c_seen && o_seen && C != O)
+      return c1d_fail(C1D_ERR_USAGE, "--depthwise needs --cin and --cout equal (got %lld and %lld)", (long long)C,
+                      (long long)O);
+    /* The anchor of issue 16 for every size not given. */
+    if (!c1d_cli_find(opts, n_opts, "--batch")->seen) N = 8;
+    if (!c_seen) C = o_seen ? O : 4096;
+    O = G = C;
+    if (!c1d_cli_find(opts, n_opts, "--length")->seen) L = 4096;
+  }
   o->shape = (c1d_shape){N, C, O, L, K, D, bias};
+  o->shape.G = G;
+  o->shape.states = states;
+  c1d_dtype d;
+  if ((st = c1d_dtype_parse(dtype, &d)) != C1D_OK) return st;
+  o->shape.dt = (c1d_dtypes){d, d, d, d, d};
+  if (strcmp(layout, "ncl") && strcmp(layout, "nlc"))
+    return c1d_fail(C1D_ERR_USAGE, "--layout must be ncl or nlc (got '%.40s')", layout);
+  o->shape.layout = strcmp(layout, "nlc") ? C1D_LAYOUT_NCL : C1D_LAYOUT_NLC;
+  if (strcmp(activation, "none") && strcmp(activation, "silu"))
+    return c1d_fail(C1D_ERR_USAGE, "--activation must be none or silu (got '%.40s')", activation);
+  o->shape.act = strcmp(activation, "silu") ? C1D_ACT_NONE : C1D_ACT_SILU;
   o->impl_list = impl && strcmp(impl, "all") != 0 ? impl : NULL;
   o->repeats = (int)repeats;
   if (!(ceiling > 0.0))
@@ -157,8 +218,15 @@ static c1d_status build_list(const bench_opts *o, const c1d_impl **list, int *n)
     }
     free(copy);
   } else {
+    /* Grouped problems: the implementations that take groups. */
+    const unsigned need = memory_bound(&o->shape) ? C1D_CAP_GROUPS : 0;
     for (int i = 0; i < count; i++)
-      if (all[i]->backend == C1D_BACKEND_GPU && all[i]->tier != C1D_TIER_MUTANT) add_impl(list, n, all[i]);
+      if (all[i]->backend == C1D_BACKEND_GPU && all[i]->tier != C1D_TIER_MUTANT && (all[i]->caps & need) == need)
+        add_impl(list, n, all[i]);
+  }
+  if (memory_bound(&o->shape)) {
+    add_impl(list, n, c1d_find_impl(cudnn_reference(&o->shape)));
+    return C1D_OK;
   }
   add_impl(list, n, c1d_find_impl(REF_FP32));
   add_impl(list, n, c1d_find_impl(REF_TF32));
@@ -199,13 +267,8 @@ static void print_num(FILE *f, const char *fmt, double v, int width) {
     fprintf(f, "%*s", width, "-");
 }
 
-static void print_table(FILE *f, const bench_opts *o, const c1d_run_results *r, const c1d_machine *m) {
-  char shape[160];
-  const double t_fp32 = time_of(r, REF_FP32), t_tf32 = time_of(r, REF_TF32);
-  const c1d_trial_result *model = ran(r, MODEL_NAME);
-  c1d_shape_format(&r->shape, shape, sizeof shape);
-  fprintf(f, "convlab bench: %s, %.1f GFLOP, inputs %s seed %llu, oracle float64 (%s)\n", shape,
-          r->flops / 1e9, c1d_dist_name(o->dist), (unsigned long long)o->seed, r->oracle);
+/* The machine line both tables open with. */
+static void print_machine(FILE *f, const bench_opts *o, const c1d_machine *m) {
   char drv[16], rt[16];
   c1d_cuda_version_text(m->driver_version, drv, sizeof drv);
   c1d_cuda_version_text(m->runtime_version, rt, sizeof rt);
@@ -214,19 +277,71 @@ static void print_table(FILE *f, const bench_opts *o, const c1d_run_results *r, 
           m->gpu_name, m->cc_major, m->cc_minor, m->sm_count, drv, rt, m->cudnn_version / 10000,
           m->cudnn_version / 100 % 100, m->cudnn_version % 100, m->cublas_version / 10000,
           m->cublas_version / 100 % 100, m->cublas_version % 100, o->repeats);
+}
+
+/* Skipped and failed rows: one line each, the same in both tables. 1 when the row has no output. */
+static int print_missing(FILE *f, const c1d_impl_result *ir) {
+  if (ir->state == C1D_RESULT_SKIPPED) {
+    fprintf(f, "%-20s skipped: %s\n", ir->name, ir->skip_reason);
+    return 1;
+  }
+  if (ir->state == C1D_RESULT_FAILED) {
+    fprintf(f, "%-20s FAILED: %s\n", ir->name, ir->trials[0].error);
+    return 1;
+  }
+  return 0;
+}
+
+/* The grouped table: bytes moved against the copy measured in this run. */
+static void print_bandwidth_table(FILE *f, const bench_opts *o, const c1d_run_results *r, const c1d_machine *m,
+                                  double copy_gbps) {
+  char shape[192];
+  const char *ref = cudnn_reference(&r->shape);
+  const double t_ref = time_of(r, ref), bytes = moved_bytes(&r->shape);
+  c1d_shape_format(&r->shape, shape, sizeof shape);
+  fprintf(f, "convlab bench: %s, %.1f MB moved (x read + y written), inputs %s seed %llu, oracle float64 (%s)\n",
+          shape, bytes / 1e6, c1d_dist_name(o->dist), (unsigned long long)o->seed, r->oracle);
+  print_machine(f, o, m);
+  fprintf(f, "device-to-device copy: %.0f GB/s (bytes read + written, median of %d, this run)\n", copy_gbps,
+          COPY_REPEATS);
+  fprintf(f, "%-20s %9s %9s %6s %7s %9s %9s %7s  %s\n", "implementation", "ms", "GB/s", "%copy", "/cudnn",
+          "rel L2", "max|err|", "fail%", "algo; math");
+  for (int i = 0; i < r->n_impls; i++) {
+    const c1d_impl_result *ir = &r->impls[i];
+    if (print_missing(f, ir)) continue;
+    const c1d_trial_result *t = &ir->trials[0];
+    const double gbps = bytes / (t->time_median_ms * 1e6);
+    fprintf(f, "%-20s ", ir->name);
+    print_num(f, "%9.3f ", t->time_median_ms, 9);
+    print_num(f, "%9.0f ", gbps, 9);
+    print_num(f, "%6.1f ", 100.0 * gbps / copy_gbps, 6);
+    print_num(f, "%7.3f ", t->time_median_ms / t_ref, 7);
+    print_num(f, "%9.2e ", t->metrics.rel_l2, 9);
+    print_num(f, "%9.2e ", t->metrics.max_abs, 9);
+    print_num(f, "%7.2f ", 100.0 * fail_fraction(t), 7);
+    fprintf(f, " %s; %s\n", t->algo[0] ? t->algo : "-", t->math[0] ? t->math : "-");
+  }
+  fprintf(f,
+          "ms: median time of run() by CUDA events; GB/s: x read + y written (in their types) over ms; %%copy: "
+          "over the copy above; /cudnn: time over %s's in this run (cuDNN's fastest); rel L2, max|err|, fail%% "
+          "(allclose atol=rtol=1e-4) against float64.\n",
+          ref);
+}
+
+static void print_table(FILE *f, const bench_opts *o, const c1d_run_results *r, const c1d_machine *m) {
+  char shape[160];
+  const double t_fp32 = time_of(r, REF_FP32), t_tf32 = time_of(r, REF_TF32);
+  const c1d_trial_result *model = ran(r, MODEL_NAME);
+  c1d_shape_format(&r->shape, shape, sizeof shape);
+  fprintf(f, "convlab bench: %s, %.1f GFLOP, inputs %s seed %llu, oracle float64 (%s)\n", shape,
+          r->flops / 1e9, c1d_dist_name(o->dist), (unsigned long long)o->seed, r->oracle);
+  print_machine(f, o, m);
   fprintf(f, "%-20s %9s %9s %6s %6s %6s %9s %9s %7s %9s %6s  %s\n", "implementation", "ms", "GFLOP/s",
           "%ceil", "/fp32", "/tf32", "rel L2", "max|err|", "fail%", "model L2", "obs/m", "algo; math");
   for (int i = 0; i < r->n_impls; i++) {
     const c1d_impl_result *ir = &r->impls[i];
-    if (ir->state == C1D_RESULT_SKIPPED) {
-      fprintf(f, "%-20s skipped: %s\n", ir->name, ir->skip_reason);
-      continue;
-    }
+    if (print_missing(f, ir)) continue;
     const c1d_trial_result *t = &ir->trials[0];
-    if (ir->state == C1D_RESULT_FAILED) {
-      fprintf(f, "%-20s FAILED: %s\n", ir->name, t->error);
-      continue;
-    }
     const double gf = t->gflops;
     fprintf(f, "%-20s ", ir->name);
     print_num(f, "%9.3f ", t->time_median_ms, 9);
@@ -265,8 +380,8 @@ static void add_num(cJSON *o, const char *key, double v) {
     cJSON_AddNullToObject(o, key);
 }
 
-static cJSON *bench_json(const bench_opts *o, const c1d_run_results *r, const c1d_machine *m, int argc,
-                         char **argv) {
+static cJSON *bench_json(const bench_opts *o, const c1d_run_results *r, const c1d_machine *m, double copy_gbps,
+                         int argc, char **argv) {
   const double t_fp32 = time_of(r, REF_FP32), t_tf32 = time_of(r, REF_TF32);
   const c1d_trial_result *model = ran(r, MODEL_NAME);
   cJSON *root = cJSON_CreateObject();
@@ -287,16 +402,15 @@ static cJSON *bench_json(const bench_opts *o, const c1d_run_results *r, const c1
     add_num(mj, "cublas_version", m->cublas_version);
     cJSON_AddStringToObject(mj, "cpu", m->cpu);
   }
-  cJSON *sj = cJSON_AddObjectToObject(root, "shape");
+  cJSON *sj = c1d_problem_json(&r->shape); /* run's problem object (report-format.md), and what bench adds */
   if (sj) {
-    add_num(sj, "N", (double)r->shape.N);
-    add_num(sj, "C", (double)r->shape.C);
-    add_num(sj, "O", (double)r->shape.O);
-    add_num(sj, "L", (double)r->shape.L);
-    add_num(sj, "K", (double)r->shape.K);
-    add_num(sj, "D", (double)r->shape.D);
-    cJSON_AddBoolToObject(sj, "bias", r->shape.bias);
+    cJSON_AddItemToObject(root, "shape", sj);
     add_num(sj, "flops", r->flops);
+    add_num(sj, "bytes_moved", moved_bytes(&r->shape));
+  }
+  if (memory_bound(&r->shape)) {
+    add_num(root, "copy_gbps", copy_gbps);
+    cJSON_AddStringToObject(root, "cudnn_reference", cudnn_reference(&r->shape));
   }
   cJSON_AddStringToObject(root, "dist", c1d_dist_name(o->dist));
   char seed[32]; /* exact: a double would round seeds above 2^53 */
@@ -353,6 +467,12 @@ static cJSON *bench_json(const bench_opts *o, const c1d_run_results *r, const c1
       add_num(row, "model_rel_l2", model->metrics.rel_l2);
       add_num(row, "observed_over_model", t->metrics.rel_l2 / model->metrics.rel_l2);
     }
+    if (memory_bound(&r->shape)) {
+      const double gbps = moved_bytes(&r->shape) / (t->time_median_ms * 1e6);
+      add_num(row, "gbps", gbps);
+      add_num(row, "pct_of_copy", 100.0 * gbps / copy_gbps);
+      add_num(row, "ratio_to_cudnn", t->time_median_ms / time_of(r, cudnn_reference(&r->shape)));
+    }
   }
   return root;
 }
@@ -380,17 +500,19 @@ static int write_json(const char *path, cJSON *root) {
 }
 
 static int save_inputs(const char *dir, const c1d_shape *s, const float *x, const float *w,
-                       const float *b) {
-  const int64_t xs[3] = {s->N, s->C, s->L}, ws[3] = {s->O, s->C, s->K}, bs[1] = {s->O};
-  const char *names[3] = {"x.npy", "w.npy", "b.npy"};
-  const float *data[3] = {x, w, b};
-  const int64_t *shapes[3] = {xs, ws, bs};
-  const int ndims[3] = {3, 3, 1};
+                       const float *b, const float *st) {
+  const int64_t xs[3] = {s->N, s->C, s->L}, ws[3] = {s->O, c1d_cin_per_group(s), s->K}, bs[1] = {s->O};
+  const int64_t ss[3] = {s->N, s->C, c1d_pad(s)};
+  const char *names[4] = {"x.npy", "w.npy", "b.npy", "s.npy"};
+  const float *data[4] = {x, w, b, st};
+  const int64_t *shapes[4] = {xs, ws, bs, ss};
+  const int ndims[4] = {3, 3, 1, 3};
   if (c1d_make_dirs(dir) != C1D_OK) {
     fprintf(stderr, "convlab bench: %s\n", c1d_error_detail());
     return 1;
   }
-  for (int i = 0; i < (s->bias ? 3 : 2); i++) {
+  for (int i = 0; i < 4; i++) {
+    if (!data[i]) continue;
     char *path = c1d_path_join(dir, names[i]);
     c1d_status st = path ? c1d_npy_write_f32(path, data[i], ndims[i], shapes[i]) : C1D_ERR_NO_MEMORY;
     free(path);
@@ -408,7 +530,8 @@ int c1d_cmd_bench(int argc, char **argv) {
   bench_opts o;
   const c1d_impl *list[MAX_IMPLS];
   int n = 0, help = 0, rc = C1D_EXIT_OK;
-  float *x = NULL, *w = NULL, *b = NULL;
+  float *x = NULL, *w = NULL, *b = NULL, *st_in = NULL;
+  double copy_gbps = NAN;
   c1d_run_results res;
   c1d_run_config cfg;
   c1d_machine machine;
@@ -438,30 +561,44 @@ int c1d_cmd_bench(int argc, char **argv) {
   cfg.repeats = o.repeats;
   cfg.oracle = o.oracle;
   cfg.progress = !o.quiet && isatty(STDERR_FILENO); /* progress lines only for a person watching */
+  cfg.no_verdicts = 1;                                 /* the bench prints errors, not verdicts */
   if ((st = c1d_run_check(&cfg)) != C1D_OK) return c1d_cmd_error("bench", st);
   /* The inputs are made here, not by the runner, so that --save-inputs writes exactly what ran. */
   x = malloc((size_t)c1d_x_count(&o.shape) * sizeof *x);
   w = malloc((size_t)c1d_w_count(&o.shape) * sizeof *w);
   b = o.shape.bias ? malloc((size_t)o.shape.O * sizeof *b) : NULL;
-  if (!x || !w || (o.shape.bias && !b)) {
+  st_in = o.shape.states ? malloc((size_t)c1d_s_count(&o.shape) * sizeof *st_in) : NULL;
+  if (!x || !w || (o.shape.bias && !b) || (o.shape.states && !st_in)) {
     fprintf(stderr, "convlab bench: out of host memory for the inputs\n");
     rc = C1D_EXIT_FAILURE;
     goto done;
   }
   c1d_generate(&o.shape, o.dist, o.seed, x, w, b);
-  if (o.save_inputs && (rc = save_inputs(o.save_inputs, &o.shape, x, w, b))) goto done;
+  if (st_in) c1d_generate_states(&o.shape, o.dist, o.seed, st_in);
+  if (o.save_inputs && (rc = save_inputs(o.save_inputs, &o.shape, x, w, b, st_in))) goto done;
   cfg.x = x;
   cfg.w = w;
   cfg.b = b;
+  cfg.st = st_in;
 
   c1d_machine_describe(&machine);
   if ((st = c1d_run(&cfg, &res)) != C1D_OK) {
     rc = c1d_cmd_error("bench", st);
     goto done;
   }
-  print_table(stdout, &o, &res, &machine);
+  if (memory_bound(&o.shape)) {
+    /* The ceiling of this run: a copy of x's bytes, timed like the rows. */
+    const size_t bytes = (size_t)c1d_x_count(&o.shape) * (size_t)c1d_dtype_size(o.shape.dt.x);
+    if ((st = c1d_gpu_copy_gbps(bytes, COPY_REPEATS, &copy_gbps)) != C1D_OK) {
+      rc = c1d_cmd_error("bench", st);
+      goto done;
+    }
+    print_bandwidth_table(stdout, &o, &res, &machine, copy_gbps);
+  } else {
+    print_table(stdout, &o, &res, &machine);
+  }
   if (o.out) {
-    cJSON *root = bench_json(&o, &res, &machine, argc, argv);
+    cJSON *root = bench_json(&o, &res, &machine, copy_gbps, argc, argv);
     if (!root) {
       fprintf(stderr, "convlab bench: out of memory building the JSON report\n");
       rc = C1D_EXIT_FAILURE;
@@ -477,5 +614,6 @@ done:
   free(x);
   free(w);
   free(b);
+  free(st_in);
   return rc;
 }

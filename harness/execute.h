@@ -4,6 +4,8 @@
 #ifndef C1D_EXECUTE_H
 #define C1D_EXECUTE_H
 
+#include <stddef.h>
+
 #include "reference/impl.h"
 
 #ifdef __cplusplus
@@ -41,22 +43,31 @@ const char *c1d_gpu_why_unavailable(void);
 /* 1 when this build contains the float64 GPU oracle (gpu/oracle_f64.cu). */
 int c1d_gpu_oracle_built(void);
 
-/* Allocates device x, w, b for shape s and a timer. C1D_ERR_NO_DEVICE, C1D_ERR_DEVICE_MEMORY, ...;
- * *out is NULL on failure. */
+/* Allocates device x, w, b (and the initial states) for shape s and a timer. C1D_ERR_NO_DEVICE,
+ * C1D_ERR_DEVICE_MEMORY, ...; *out is NULL on failure. */
 c1d_status c1d_gpu_session_create(const c1d_shape *s, c1d_gpu_session **out);
 void c1d_gpu_session_destroy(c1d_gpu_session *g); /* NULL does nothing */
 
-/* Copies this trial's inputs to the device (b is NULL iff !s->bias). */
-c1d_status c1d_gpu_session_upload(c1d_gpu_session *g, const float *x, const float *w, const float *b);
+/* Copies this trial's inputs to the device as float32 (N, C, L) arrays (b is NULL iff !s->bias, states
+ * iff !s->states); the host arrays are borrowed until the next upload, for the typed and channel-last
+ * forms that implementations with those caps read (made on first use, reference/impl.h). */
+c1d_status c1d_gpu_session_upload(c1d_gpu_session *g, const float *x, const float *w, const float *b,
+                                  const float *states);
 
 /* The float64 GPU oracle on the uploaded inputs, into host y and mag (N*O*L doubles each). */
 c1d_status c1d_gpu_session_oracle(c1d_gpu_session *g, double *y, double *mag);
 
-/* The GPU sequence on the uploaded inputs: device y allocated and poisoned, setup, warm-up, `repeats`
- * runs each after an L2 flush and a fresh poison, timed by CUDA events around run() only; the last
- * output is downloaded into y_host (the warm-up's into first, when given, and compared); teardown;
- * device y freed. budget_ms > 0: fewer runs (at least C1D_MIN_TIMED_RUNS) when `repeats` of them would
+/* The GPU sequence on the uploaded inputs, in the form impl's caps ask for (ex->states set to the
+ * device states): device y allocated and poisoned, setup, warm-up, `repeats` runs each after an L2
+ * flush and a fresh poison, timed by CUDA events around run() only; the last output is downloaded into
+ * y_host as float32 (N, O, L) (the warm-up's into first, when given, and compared); teardown; device y
+ * freed. budget_ms > 0: fewer runs (at least C1D_MIN_TIMED_RUNS) when `repeats` of them would
  * take longer than that by the warm-up's time (the default run's slow kernels). */
+/* The device-to-device copy bandwidth (bytes read + written over the median time of `repeats` copies
+ * of `bytes`, each after an L2 flush; gpu/device.h's c1d_gpu_copy_bandwidth): a memory-bound kernel's
+ * ceiling. C1D_ERR_NO_DEVICE without CUDA. */
+c1d_status c1d_gpu_copy_gbps(size_t bytes, int repeats, double *gbps);
+
 #define C1D_MIN_TIMED_RUNS 5
 c1d_status c1d_execute_gpu(c1d_gpu_session *g, const c1d_impl *impl, float *y_host, float *first,
                            int repeats, double budget_ms, c1d_exec *ex, c1d_timing *t);

@@ -32,6 +32,9 @@ extern const c1d_impl c1d_gpu_cudnn_fp32, c1d_gpu_cudnn_tf32, c1d_gpu_cudnn_fp32
     c1d_gpu_tf32_inputs;
 /* the fast kernels: register-tiled FP32 and Kahan, TF32 and 3xTF32 tensor cores (Hopper wgmma) */
 extern const c1d_impl c1d_gpu_fp32_fast, c1d_gpu_kahan_fast, c1d_gpu_tf32, c1d_gpu_3xtf32;
+/* depthwise and grouped kernels, twins of grouped_naive (issue 16), and cuDNN on bf16/fp16 data */
+extern const c1d_impl c1d_gpu_dw_naive, c1d_gpu_dw_fast, c1d_gpu_grouped, c1d_gpu_cudnn_lowp,
+    c1d_gpu_cudnn_lowp_fastest;
 #endif
 
 static const c1d_impl *const table[] = {
@@ -65,6 +68,11 @@ static const c1d_impl *const table[] = {
     &c1d_gpu_kahan_fast,
     &c1d_gpu_tf32,
     &c1d_gpu_3xtf32,
+    &c1d_gpu_dw_naive,
+    &c1d_gpu_dw_fast,
+    &c1d_gpu_grouped,
+    &c1d_gpu_cudnn_lowp,
+    &c1d_gpu_cudnn_lowp_fastest,
 #endif
 };
 
@@ -83,6 +91,8 @@ static void build(void) {
 #ifdef C1D_HAVE_CUDA
   for (int i = 0; i < c1d_gpu_zoo_count && n_everything < N_TABLE + MAX_MUTANTS; i++)
     everything[n_everything++] = c1d_gpu_zoo[i].impl;
+  for (int i = 0; i < c1d_gpu_lowp_zoo_count && n_everything < N_TABLE + MAX_MUTANTS; i++)
+    everything[n_everything++] = c1d_gpu_lowp_zoo[i].impl;
 #endif
 }
 

@@ -255,7 +255,8 @@ static c1d_status run_impl_steps(run_ctx *c, int i, int trial, uint64_t seed) {
   v.s = rs;
   const int partial = rs->N < c->s->N;
   const double t0 = now_ms();
-  st = analyze_output(c->cfg, &v, partial ? &c->part_explainer : &c->explainer, tr);
+  c1d_explainer *ex_of = c->cfg->no_verdicts ? NULL : partial ? &c->part_explainer : &c->explainer;
+  st = analyze_output(c->cfg, &v, ex_of, tr);
   tr->analysis_ms = now_ms() - t0;
   if (st != C1D_OK) return st;
   keep_for_comparison(c, i, c->y);
@@ -278,7 +279,7 @@ static c1d_status run_candidate(run_ctx *c, int i, int trial, uint64_t seed) {
   start_trial_result(tr, seed);
   c1d_output_view v = view_of(c, cand->y, NULL);
   const double t0 = now_ms();
-  c1d_status st = analyze_output(c->cfg, &v, &c->explainer, tr);
+  c1d_status st = analyze_output(c->cfg, &v, c->cfg->no_verdicts ? NULL : &c->explainer, tr);
   if (st == C1D_OK) keep_for_comparison(c, i, cand->y);
   tr->analysis_ms = tr->step_ms = now_ms() - t0;
   return st;
@@ -381,17 +382,19 @@ static c1d_status run_trial(run_ctx *c, int trial) {
     c1d_generate(c->s, cfg->dist, seed, c->gx, c->gw, c->gb);
     if (c->gs) c1d_generate_states(c->s, cfg->dist, seed, c->gs);
   }
-  if (c->gpu && (st = c1d_gpu_session_upload(c->gpu, c->x, c->w, c->b)) != C1D_OK) return st;
+  if (c->gpu && (st = c1d_gpu_session_upload(c->gpu, c->x, c->w, c->b, c->st)) != C1D_OK) return st;
   c1d_progress_step(c->progress, weight_oracle(c), "%sthe float64 oracle (%s)", trial_label(c, trial, tl, sizeof tl),
                     c->oracle == C1D_ORACLE_GPU ? "gpu" : "cpu");
   if ((st = run_oracle(c, seed)) != C1D_OK) return st;
-  c1d_progress_step(c->progress, weight_models(c), "%sthe rounding models",
-                    trial_label(c, trial, tl, sizeof tl));
   const double t0 = now_ms();
-  const c1d_explainer_inputs ein = {.x = c->x, .w = c->w, .b = c->b, .st = c->st, .ref = c->ref, .mag = c->mag,
-                                   .pre = c->pre, .naive = naive_on_gpu(c)};
-  st = c1d_explainer_prepare_ex(&c->explainer, c->s, &ein);
-  if (st == C1D_OK && cfg->cpu_batch_rows > 0 && cfg->cpu_batch_rows < c->s->N) {
+  if (!cfg->no_verdicts) {
+    c1d_progress_step(c->progress, weight_models(c), "%sthe rounding models",
+                      trial_label(c, trial, tl, sizeof tl));
+    const c1d_explainer_inputs ein = {.x = c->x, .w = c->w, .b = c->b, .st = c->st, .ref = c->ref, .mag = c->mag,
+                                     .pre = c->pre, .naive = naive_on_gpu(c)};
+    st = c1d_explainer_prepare_ex(&c->explainer, c->s, &ein);
+  }
+  if (st == C1D_OK && !cfg->no_verdicts && cfg->cpu_batch_rows > 0 && cfg->cpu_batch_rows < c->s->N) {
     /* The CPU rows' verdicts judge the batch rows they cover: x, the oracle and m are [n]-major, so the
      * sub-shape's are prefixes of the whole. */
     c1d_shape part = *c->s;

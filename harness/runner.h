@@ -76,6 +76,7 @@ typedef struct c1d_run_config {
   int progress;                      /* 1: a progress line on stderr, when it is a terminal */
   const struct c1d_run_estimate *estimate; /* harness/estimate.h: the progress line's weights and time
                                               left; NULL: weights by flops */
+  int no_verdicts;                   /* 1: metrics only, no explainer (convlab bench shows no verdicts) */
 
   /* Histogram bins (log10 of |err|, and of |err| / deterministic bound). */
   double abs_hist_lo, abs_hist_hi, ratio_hist_lo, ratio_hist_hi;

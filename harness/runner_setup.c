@@ -97,10 +97,12 @@ int c1d_run_memory_parts(const c1d_run_config *cfg, c1d_memory_part *parts) {
   const double nx = (double)c1d_x_count(s), nw = (double)c1d_w_count(s), nb = (double)c1d_b_count(s);
   const double ny = (double)c1d_y_count(s), L = (double)s->L, threads = (double)omp_get_max_threads();
   const double rows = (double)(cfg->n_impls + cfg->n_candidates + (cfg->compare_a ? 1 : 0));
-  int any_cpu = 0, any_gpu = 0, n = 0;
+  int any_cpu = 0, any_gpu = 0, any_packed = 0, n = 0;
   for (int i = 0; i < cfg->n_impls; i++) {
     any_cpu |= cfg->impls[i]->backend == C1D_BACKEND_CPU;
     any_gpu |= cfg->impls[i]->backend == C1D_BACKEND_GPU;
+    any_packed |= cfg->impls[i]->backend == C1D_BACKEND_GPU &&
+                  (cfg->impls[i]->caps & (C1D_CAP_DTYPES | C1D_CAP_CHANNEL_LAST));
   }
   const double json_values = JSON_VALUES_PER_TRIAL + cfg->abs_hist_bins + cfg->ratio_hist_bins +
                              2.0 * profile_bins(s->L) + 2.0 * profile_bins(s->O);
@@ -130,6 +132,8 @@ int c1d_run_memory_parts(const c1d_run_config *cfg, c1d_memory_part *parts) {
    * (harness/explain.h), plus a model's rounded copies of x and w while it is made. */
   PART("the explainer's reference noise, models and classification", c1d_explainer_host_bytes(s) + 8.0 * (nx + nw));
   PART("gpu_naive's output for the explainer", any_gpu ? 4.0 * ny : 0.0);
+  /* One tensor at a time packed for the device, or an output's bytes before their conversion. */
+  PART("a typed or channel-last GPU row's packed tensor", any_packed ? 4.0 * (nx > ny ? nx : ny) : 0.0);
   c1d_shape part = *s; /* the CPU rows' own explainer when they cover only the first batch rows */
   part.N = cfg->cpu_batch_rows;
   PART("the CPU rows' explainer (their batch rows)",

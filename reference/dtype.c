@@ -30,16 +30,6 @@ c1d_status c1d_dtype_parse(const char *text, c1d_dtype *out) {
 
 int c1d_dtype_size(c1d_dtype d) { return d == C1D_DTYPE_F32 ? 4 : 2; }
 
-uint16_t c1d_float_to_f16_bits(float f) {
-  const float r = c1d_round_fp16(f);
-  const uint32_t u = c1d_float_bits(r), sign = (u >> 16) & 0x8000u;
-  const uint32_t mag = u & 0x7fffffffu;
-  if (mag >= 0x7f800000u) return (uint16_t)(sign | 0x7c00u | (mag > 0x7f800000u ? 0x200u : 0u));
-  if (mag >= 0x38800000u) /* normal fp16: exponent 2^-14 and up */
-    return (uint16_t)(sign | (((mag >> 23) - 112u) << 10) | ((mag >> 13) & 0x3ffu));
-  return (uint16_t)(sign | (uint32_t)lrintf(fabsf(r) * 0x1p24f)); /* subnormal: a multiple of 2^-24 */
-}
-
 int c1d_dtype_holds(c1d_dtype d, const float *v, int64_t n) {
   if (d == C1D_DTYPE_F32) return 1;
   for (int64_t i = 0; i < n; i++) {

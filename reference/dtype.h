@@ -40,9 +40,18 @@ C1D_HD float c1d_f16_bits_to_float(uint16_t h) {
   return c1d_bits_float(sign | c1d_float_bits(v));
 }
 
-/* The bits of the float32 value f in bf16 / fp16 (f must already be representable: rounded first). */
+/* The bits of f rounded to nearest-even in bf16 / fp16 (c1d_round_bf16, c1d_round_fp16: the same value). */
 C1D_HD uint16_t c1d_float_to_bf16_bits(float f) { return (uint16_t)(c1d_float_bits(c1d_round_bf16(f)) >> 16); }
-uint16_t c1d_float_to_f16_bits(float f);
+C1D_HD uint16_t c1d_float_to_f16_bits(float f) {
+  const float r = c1d_round_fp16(f);
+  const uint32_t u = c1d_float_bits(r), sign = (u >> 16) & 0x8000u;
+  const uint32_t mag = u & 0x7fffffffu;
+  if (mag >= 0x7f800000u) return (uint16_t)(sign | 0x7c00u | (mag > 0x7f800000u ? 0x200u : 0u));
+  if (mag >= 0x38800000u) /* normal fp16: exponent 2^-14 and up */
+    return (uint16_t)(sign | (((mag >> 23) - 112u) << 10) | ((mag >> 13) & 0x3ffu));
+  /* Subnormal: |r| is a multiple of 2^-24 below 2^-14, so |r| * 2^24 is an exact integer below 1024. */
+  return (uint16_t)(sign | (uint32_t)c1d_mul(c1d_bits_float(mag), 0x1p24f));
+}
 
 /* 1 when every one of the n values is representable in d. */
 int c1d_dtype_holds(c1d_dtype d, const float *v, int64_t n);

@@ -41,9 +41,10 @@ const char *c1d_impl_unsupported(const c1d_impl *impl, const c1d_shape *s) {
 }
 
 void c1d_caps_format(unsigned caps, char *buf, int size) {
-  snprintf(buf, (size_t)size, "%s%s%s%s%s", caps & C1D_CAP_DEPTHWISE_ONLY ? "depthwise " : "",
+  snprintf(buf, (size_t)size, "%s%s%s%s%s%s", caps & C1D_CAP_DEPTHWISE_ONLY ? "depthwise " : "",
            caps & C1D_CAP_GROUPS ? "groups " : "", caps & C1D_CAP_STATES ? "states " : "",
-           caps & C1D_CAP_SILU ? "silu " : "", caps & C1D_CAP_DTYPES ? "bf16/fp16 " : "");
+           caps & C1D_CAP_SILU ? "silu " : "", caps & C1D_CAP_DTYPES ? "bf16/fp16 " : "",
+           caps & C1D_CAP_CHANNEL_LAST ? "nlc " : "");
   const size_t n = strlen(buf);
   if (n == 0)
     snprintf(buf, (size_t)size, "plain");

@@ -28,7 +28,9 @@ typedef enum c1d_precision {
 typedef struct c1d_exec {
   void *stream;      /* cudaStream_t for GPU implementations (NULL: the default stream) */
   void *state;       /* what setup() returned; passed to run() and teardown() */
-  const float *states; /* the initial states s (N, C, (K-1)*D) when the problem has them, else NULL */
+  /* The initial states s (N, C, (K-1)*D) when the problem has them, else NULL; for a GPU
+   * implementation a device array in the form its caps ask for (see c1d_impl.run). */
+  const float *states;
   /* Filled by the implementation: what it actually did ("allowed" is not "used"). */
   char algo[96];     /* e.g. "IMPLICIT_PRECOMP_GEMM"; "" when there is no choice */
   char math[64];     /* e.g. "FMA (fp32)", "TF32 tensor cores" */
@@ -48,6 +50,7 @@ enum {
   C1D_CAP_SILU = 1u << 2,    /* the SiLU activation */
   C1D_CAP_DTYPES = 1u << 3,  /* bf16 and fp16 tensors (y rounded to its type) */
   C1D_CAP_DEPTHWISE_ONLY = 1u << 4, /* only G = C = O */
+  C1D_CAP_CHANNEL_LAST = 1u << 5,   /* a GPU kernel that reads x, s and writes y in s->layout's order */
 };
 
 typedef struct c1d_impl {
@@ -63,7 +66,12 @@ typedef struct c1d_impl {
   /* Optional, outside the timed region: allocate handles, choose algorithms. May be NULL. */
   c1d_status (*setup)(const c1d_shape *s, c1d_exec *ex);
   void (*teardown)(c1d_exec *ex);
-  /* y = conv(x, w, b). b is NULL iff !s->bias. Must write every element of y. */
+  /* y = conv(x, w, b). b is NULL iff !s->bias. Must write every element of y. CPU implementations get
+   * float32 host arrays in (N, C, L) order. A GPU implementation gets device arrays: float32 (N, C, L)
+   * ones, unless its caps say otherwise: with C1D_CAP_DTYPES each tensor (x, w, b, ex->states, y) in its
+   * own element type s->dt, packed (2 bytes per bf16 or fp16 element; the float pointers are then
+   * untyped device addresses), and with C1D_CAP_CHANNEL_LAST and s->layout NLC, x as (N, L, C), the
+   * states as (N, (K-1)*D, C) and y as (N, L, O) (w and b keep their shapes). */
   c1d_status (*run)(const c1d_shape *s, const float *x, const float *w, const float *b, float *y,
                     c1d_exec *ex);
   unsigned caps;           /* C1D_CAP_*: 0 for the plain problem only */

@@ -100,6 +100,18 @@ C1D_HD int64_t c1d_y_index(const c1d_shape *s, int64_t n, int64_t o, int64_t t) 
   return (n * s->O + o) * s->L + t;
 }
 
+/* Channel-last memory (layout NLC, the kernels that read it): x (N, L, C), s (N, (K-1)*D, C), y (N, L, O).
+ * w and b keep their shapes. */
+C1D_HD int64_t c1d_x_index_nlc(const c1d_shape *s, int64_t n, int64_t c, int64_t t) {
+  return (n * s->L + t) * s->C + c;
+}
+C1D_HD int64_t c1d_s_index_nlc(const c1d_shape *s, int64_t n, int64_t c, int64_t t) {
+  return (n * c1d_pad(s) + c1d_pad(s) + t) * s->C + c;
+}
+C1D_HD int64_t c1d_y_index_nlc(const c1d_shape *s, int64_t n, int64_t o, int64_t t) {
+  return (n * s->L + t) * s->O + o;
+}
+
 /* The input time that tap k reads for output time t; negative means causal zero padding. */
 C1D_HD int64_t c1d_source_time(const c1d_shape *s, int64_t t, int64_t k) {
   return t + k * s->D - (s->K - 1) * s->D;

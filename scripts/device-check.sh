@@ -13,7 +13,11 @@
 #      none may fail, none may skip except the "no device" tests;
 #   5. the twins at the headline shape (gpu_driver twins), the tensor-core rounding probe, the SASS of
 #      the tensor-core kernels (HGMMA, bulk tensor copies), the float64 oracle against PyTorch's;
-#   6. the story's comparison (`--compare gpu_naive,cudnn_tf32`) with its verdicts and HTML report.
+#   6. the story's comparison (`--compare gpu_naive,cudnn_tf32`) with its verdicts and HTML report;
+#   7. the depthwise kernels (issue 16) at the anchor shape N=8, C=O=G=4096, L=4096, K=4: the twins on
+#      every output (fp32 and bf16, bf16 channel-last), `convlab bench --depthwise` in bf16 and fp32 with
+#      the PyTorch cross-check of the cuDNN rows and in bf16 channel-last, the SASS of gpu_dw_fast (16-byte
+#      loads and stores, no local memory). Their test suite (test_gpu_dw) and sanitizer shapes are in 3, 4.
 # usage: scripts/device-check.sh BUILD_DIR     (OUT: the log folder, default ./device-check-out)
 # environment: C1D_DEPS_PREFIX, a prefix holding Criterion's env.sh (see ../shared/device);
 #              C1D_DEADLINE_S, seconds after which remaining steps are skipped (default 560).
@@ -105,6 +109,28 @@ run "convlab run --compare --html" 150 "$out/run.txt" "$convlab" run --repeats 1
   --compare gpu_naive,cudnn_tf32
 grep -A40 '^verdicts' "$out/run.txt" | head -60
 
+# 7. the depthwise kernels (issue 16)
+run "gpu_driver twins --depthwise" 60 "$out/twins_dw.txt" "$driver" twins --depthwise
+grep -E '^RESULT twin' "$out/twins_dw.txt"
+# the rows the table and the cross-check need (the cuDNN search row of the type is always added)
+dw_rows=(bf16 gpu_dw_naive,gpu_dw_fast,cudnn_lowp f32 gpu_dw_naive,gpu_dw_fast,cudnn_fp32,cudnn_tf32)
+for i in 0 2; do
+  dt=${dw_rows[$i]}
+  run "depthwise bench $dt + PyTorch cross-check" 90 "$out/dw_$dt.txt" \
+    env CONVLAB="$convlab" bash scripts/crosscheck.sh "$out/dw_$dt" --depthwise --dtype "$dt" \
+    --impl "${dw_rows[$((i + 1))]}" --repeats 20 --quiet
+  grep -E '^(AGREE|DISAGREE|MISSING|torch_)' "$out/dw_$dt.txt"
+done
+run "depthwise bench bf16 channel-last" 60 "$out/dw_nlc.txt" "$convlab" bench --depthwise --dtype bf16 \
+  --layout nlc --impl gpu_dw_naive,gpu_dw_fast --repeats 20 --quiet --out "$out/dw_nlc.json"
+run "SASS of the depthwise kernels" 60 "$out/sass_dw.txt" bash scripts/sass_dw.sh "$convlab"
+tail -1 "$out/sass_dw.txt"
+
+echo
+echo "=== convlab bench --depthwise (bf16, fp32, bf16 channel-last)"
+for f in "$out/dw_bf16.txt" "$out/dw_f32.txt" "$out/dw_nlc.txt"; do
+  sed -n '/^convlab bench:/,/^ms: median/p' "$f" | cut -c1-200
+done
 echo
 echo "=== convlab bench (the headline shape)"
 sed -n '/^convlab bench:/,/^ms: median/p' "$out/story.txt" | cut -c1-230

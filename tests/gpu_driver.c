@@ -7,9 +7,15 @@
  *       instances, ragged and aligned copies, interior and edge tiles, wide pads), each bit-exact one
  *       against its CPU twin, and both float64 oracle paths, for compute-sanitizer; exit 1 on any error
  *       or difference.
+ *       Then the kernels with caps (groups, states, SiLU, element types, channel-last) on small depthwise
+ *       and grouped problems of every kind, through the GPU session (harness/execute.h), each against
+ *       its CPU twin.
  *   gpu_driver twins [--shape N,C,O,L,K,D,bias]
  *       at the headline shape (or the given one): every bit-exact GPU implementation against its CPU
  *       twin on all N*O*L outputs ("RESULT twin NAME TWIN DIFFERENCES" lines).
+ *   gpu_driver twins --depthwise
+ *       the same for the depthwise kernels at the anchor shape (N=8, C=O=G=4096, L=4096, K=4, D=1): all
+ *       tensors fp32 and all bf16 in (N, C, L), all bf16 channel-last, through the GPU session.
  *   gpu_driver probe
  *       how one TF32 mma.sync rounds its accumulation (gpu/mma_probe.cu; the 3xTF32 order rests on it). */
 #include <math.h>
@@ -20,6 +26,7 @@
 #include "gpu/device.h"
 #include "gpu/oracle_f64.h"
 #include "gpu/oracle_f64_paths.h"
+#include "harness/execute.h"
 #include "harness/inputs.h"
 #include "harness/registry.h"
 #include "numerics/arith.h"
@@ -137,8 +144,8 @@ static int sanitize_shape(const c1d_shape *s, int *bad) {
   const c1d_impl *const *table = c1d_registry(&n);
   for (int i = 0; i < n; i++) {
     const c1d_impl *impl = table[i];
-    if (!covered(impl)) continue;
-    const char *why = impl->supported ? impl->supported(s) : NULL;
+    if (!covered(impl) || impl->caps) continue; /* those with caps run through the session below */
+    const char *why = c1d_impl_unsupported(impl, s);
     if (why) {
       printf("sanitize: %-20s %s skipped: %s\n", impl->name, text, why);
       continue;
@@ -176,6 +183,76 @@ static int sanitize_shape(const c1d_shape *s, int *bad) {
   return 0;
 }
 
+// --- kernels with caps, through the GPU session -------------------------------------------------------
+
+/* Every covered implementation with caps that takes s, once through the GPU session (which packs the
+ * tensors in their types and orders), against its CPU twin; inputs conv_init of seed 1. *bad |= any
+ * difference. Returns 1 on a failure to run. */
+static int session_twins(const c1d_shape *s, int print_result, int *bad) {
+  char text[192];
+  int n = 0;
+  c1d_shape_format(s, text, sizeof text);
+  float *x, *w, *b, *st = NULL;
+  if (host_inputs(s, C1D_DIST_CONV_INIT, 1, &x, &w, &b)) return 1;
+  const int64_t ny = c1d_y_count(s);
+  float *host = malloc((size_t)ny * 4), *twin = malloc((size_t)ny * 4);
+  if (s->states) st = malloc((size_t)c1d_s_count(s) * 4);
+  if (!host || !twin || (s->states && !st)) {
+    fprintf(stderr, "gpu_driver: out of host memory at %s\n", text);
+    return 1;
+  }
+  if (st) c1d_generate_states(s, C1D_DIST_CONV_INIT, 1, st);
+  c1d_gpu_session *g = NULL;
+  CHECK(c1d_gpu_session_create(s, &g));
+  CHECK(c1d_gpu_session_upload(g, x, w, b, st));
+  const c1d_impl *const *table = c1d_registry(&n);
+  for (int i = 0; i < n; i++) {
+    const c1d_impl *impl = table[i];
+    if (!covered(impl) || !impl->caps || c1d_impl_unsupported(impl, s)) continue;
+    const c1d_impl *cpu = c1d_find_impl(impl->twin);
+    c1d_exec ex;
+    c1d_timing t;
+    memset(&ex, 0, sizeof ex);
+    ex.used_tf32 = -1;
+    CHECK(c1d_execute_gpu(g, impl, host, NULL, 1, 0.0, &ex, &t));
+    memset(&ex, 0, sizeof ex);
+    ex.states = st;
+    if (!cpu) {
+      fprintf(stderr, "gpu_driver: %s's twin %s is not registered\n", impl->name, impl->twin);
+      return 1;
+    }
+    CHECK(cpu->run(s, x, w, b, twin, &ex));
+    const int64_t diffs = count_differences(host, twin, ny);
+    printf("%s%-20s %s: %lld of %lld outputs differ from %s\n", print_result ? "" : "sanitize: ", impl->name, text,
+           (long long)diffs, (long long)ny, impl->twin);
+    if (print_result) printf("RESULT twin %s %s %lld (%s)\n", impl->name, impl->twin, (long long)diffs, text);
+    fflush(stdout);
+    if (diffs) fprintf(stderr, "gpu_driver: %s differs from %s at %s\n", impl->name, impl->twin, text);
+    *bad |= diffs != 0;
+  }
+  c1d_gpu_session_destroy(g);
+  free(host), free(twin), free(st), free(x), free(w), free(b);
+  return 0;
+}
+
+#define SAN_DW(n, c, l, k, d) .N = n, .C = c, .O = c, .L = l, .K = k, .D = d, .G = c
+#define SAN_BF16 {C1D_DTYPE_BF16, C1D_DTYPE_BF16, C1D_DTYPE_BF16, C1D_DTYPE_BF16, C1D_DTYPE_BF16}
+#define SAN_MIXED {C1D_DTYPE_F16, C1D_DTYPE_BF16, C1D_DTYPE_F32, C1D_DTYPE_F16, C1D_DTYPE_BF16}
+
+/* Each path of gpu_dw_fast (vectors along t, along c, dilated along c, one thread per output), lane 0's
+ * and the row start's history, states, SiLU, mixed types; gpu_grouped's partial quartets. */
+static const c1d_shape caps_shapes[] = {
+    {SAN_DW(2, 24, 64, 4, 1), .bias = 1, .states = 1, .act = C1D_ACT_SILU, .dt = SAN_BF16},
+    {SAN_DW(2, 24, 600, 4, 1), .bias = 1, .states = 1},
+    {SAN_DW(2, 16, 40, 4, 1), .bias = 1, .states = 1, .dt = SAN_BF16, .layout = C1D_LAYOUT_NLC},
+    {SAN_DW(2, 16, 30, 3, 3), .states = 1, .act = C1D_ACT_SILU, .dt = SAN_MIXED, .layout = C1D_LAYOUT_NLC},
+    {SAN_DW(2, 21, 37, 3, 2), .bias = 1, .states = 1, .dt = SAN_MIXED},
+    {SAN_DW(1, 21, 37, 8, 1), .bias = 1, .states = 1, .layout = C1D_LAYOUT_NLC},
+    {SAN_DW(2, 12, 4, 8, 1), .states = 1},
+    {.N = 2, .C = 12, .O = 8, .G = 4, .L = 50, .K = 3, .D = 2, .bias = 1, .states = 1, .act = C1D_ACT_SILU,
+     .dt = SAN_MIXED},
+};
+
 static int run_sanitize(void) {
   /* odd sizes and bias; several oracle blocks and chunks; a window only the oracle's direct path takes;
    * the fast kernels' fixed (K, D) instances with ragged (4-byte) and aligned (16-byte) copies, interior
@@ -189,6 +266,8 @@ static int run_sanitize(void) {
   int bad = 0;
   for (unsigned i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
     if (sanitize_shape(&shapes[i], &bad)) return 1;
+  for (unsigned i = 0; i < sizeof caps_shapes / sizeof caps_shapes[0]; i++)
+    if (session_twins(&caps_shapes[i], 0, &bad)) return 1;
   printf("sanitize: every registered GPU implementation ran%s\n",
          bad ? "; SOME DIFFER FROM THEIR TWINS" : "; every bit-exact one equals its twin");
   return bad;
@@ -218,8 +297,8 @@ static int run_twins(c1d_shape s) {
   const c1d_impl *const *table = c1d_registry(&n);
   for (int i = 0; i < n; i++) {
     const c1d_impl *impl = table[i];
-    if (!covered(impl) || !impl->twin || !impl->twin_bit_exact) continue;
-    const char *why = impl->supported ? impl->supported(&s) : NULL;
+    if (!covered(impl) || !impl->twin || !impl->twin_bit_exact || impl->caps) continue;
+    const char *why = c1d_impl_unsupported(impl, &s);
     if (why) {
       printf("%-20s skipped: %s\n", impl->name, why);
       continue;
@@ -274,8 +353,21 @@ static int run_probe(void) {
   return 0;
 }
 
+/* The depthwise anchor (issue 16): fp32 and bf16 in (N, C, L), bf16 channel-last. */
+static int run_twins_depthwise(void) {
+  const struct { c1d_dtype d; c1d_layout_order layout; } runs[3] = {
+      {C1D_DTYPE_F32, C1D_LAYOUT_NCL}, {C1D_DTYPE_BF16, C1D_LAYOUT_NCL}, {C1D_DTYPE_BF16, C1D_LAYOUT_NLC}};
+  int bad = 0;
+  for (int i = 0; i < 3; i++) {
+    const c1d_dtype d = runs[i].d;
+    const c1d_shape s = {SAN_DW(8, 4096, 4096, 4, 1), .dt = {d, d, d, d, d}, .layout = runs[i].layout};
+    if (session_twins(&s, 1, &bad)) return 1;
+  }
+  return bad;
+}
+
 static int usage(void) {
-  fprintf(stderr, "usage: gpu_driver sanitize | twins [--shape N,C,O,L,K,D,bias] | probe\n");
+  fprintf(stderr, "usage: gpu_driver sanitize | twins [--shape N,C,O,L,K,D,bias | --depthwise] | probe\n");
   return 2;
 }
 
@@ -289,6 +381,7 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "sanitize") == 0 && argc == 2) return run_sanitize();
   if (strcmp(argv[1], "probe") == 0 && argc == 2) return run_probe();
   if (strcmp(argv[1], "twins") != 0) return usage();
+  if (argc == 3 && strcmp(argv[2], "--depthwise") == 0) return run_twins_depthwise();
   c1d_shape s = c1d_headline_shape();
   for (int i = 2; i < argc; i++) {
     if (strcmp(argv[i], "--shape") == 0 && i + 1 < argc) {

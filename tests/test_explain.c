@@ -9,6 +9,7 @@
 #include "harness/explain.h"
 #include "harness/inputs.h"
 #include "reference/oracle.h"
+#include "tests/support/lowp_cases.h"
 #include "tests/zoo/zoo.h"
 
 typedef struct problem_data {
@@ -187,53 +188,6 @@ Test(explain, verdict_names_are_the_documented_words) {
 #include "reference/dtype.h"
 
 extern const c1d_impl c1d_cpu_grouped_naive;
-
-/* One problem of any kind: inputs in their types, states, the oracle with the sum before SiLU. */
-typedef struct lowp_problem {
-  c1d_shape s;
-  float *x, *w, *b, *st, *y;
-  double *ref, *mag, *pre;
-  c1d_explainer ex;
-} lowp_problem;
-
-static void setup_lowp(lowp_problem *p, const c1d_shape *s, c1d_dist dist, uint64_t seed) {
-  memset(p, 0, sizeof *p);
-  p->s = *s;
-  const int64_t ny = c1d_y_count(s);
-  p->x = malloc((size_t)c1d_x_count(s) * sizeof(float));
-  p->w = malloc((size_t)c1d_w_count(s) * sizeof(float));
-  p->b = malloc((size_t)(s->O + 1) * sizeof(float));
-  p->st = malloc((size_t)(c1d_s_count(s) + 1) * sizeof(float));
-  p->y = malloc((size_t)ny * sizeof(float));
-  p->ref = malloc((size_t)ny * sizeof(double));
-  p->mag = malloc((size_t)ny * sizeof(double));
-  p->pre = malloc((size_t)ny * sizeof(double));
-  cr_assert(p->x && p->w && p->b && p->st && p->y && p->ref && p->mag && p->pre);
-  c1d_generate(s, dist, seed, p->x, p->w, p->b);
-  if (s->states) c1d_generate_states(s, dist, seed, p->st);
-  cr_assert_eq(c1d_oracle_f64_ex(s, p->x, p->w, s->bias ? p->b : NULL, s->states ? p->st : NULL, p->ref, p->mag,
-                                 p->pre, NULL, NULL),
-               C1D_OK, "%s", c1d_error_detail());
-  const c1d_explainer_inputs in = {.x = p->x, .w = p->w, .b = s->bias ? p->b : NULL, .st = s->states ? p->st : NULL,
-                                   .ref = p->ref, .mag = p->mag, .pre = p->pre};
-  cr_assert_eq(c1d_explainer_prepare_ex(&p->ex, s, &in), C1D_OK, "%s", c1d_error_detail());
-}
-
-static void teardown_lowp(lowp_problem *p) {
-  c1d_explainer_release(&p->ex);
-  free(p->x), free(p->w), free(p->b), free(p->st), free(p->y), free(p->ref), free(p->mag), free(p->pre);
-}
-
-static c1d_explanation explain_lowp(lowp_problem *p, const c1d_impl *impl) {
-  for (int64_t i = 0; i < c1d_y_count(&p->s); i++) p->y[i] = NAN;
-  c1d_exec exec;
-  memset(&exec, 0, sizeof exec);
-  exec.states = p->s.states ? p->st : NULL;
-  cr_assert_eq(impl->run(&p->s, p->x, p->w, p->s.bias ? p->b : NULL, p->y, &exec), C1D_OK);
-  c1d_explanation e;
-  cr_assert_eq(c1d_explainer_explain(&p->ex, p->y, 0, 0, &e), C1D_OK);
-  return e;
-}
 
 #define BF16_ALL {C1D_DTYPE_BF16, C1D_DTYPE_BF16, C1D_DTYPE_BF16, C1D_DTYPE_BF16, C1D_DTYPE_BF16}
 #define F16_ALL {C1D_DTYPE_F16, C1D_DTYPE_F16, C1D_DTYPE_F16, C1D_DTYPE_F16, C1D_DTYPE_F16}

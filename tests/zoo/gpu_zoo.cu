@@ -6,8 +6,11 @@
  *    weights; barrier; K fmas per thread; barrier).
  * B names the bug; every deviation is one expression tagged with its mutant's name, and B = ZOO_NONE
  * (the controls) is the correct kernel, equal to gpu_naive bit for bit.
+ * A third template holds the low-precision mutants of the operator as people write it (groups, states,
+ * SiLU, element types): zoo_lowp_kernel<B>, grouped_naive's per-output order (gpu/grouped_element.h).
  * Limits: the tiled mutants need one window plus 8*K weights in 48 KiB of shared memory (supported()
  * says so); gpu_zoo_batch_stride needs O <= C (it would read past x otherwise). Test builds only. */
+#include "gpu/grouped_element.h"
 #include "gpu/launch.h"
 #include "numerics/arith.h"
 #include "tests/zoo/gpu_zoo.h"
@@ -36,6 +39,12 @@ enum zoo_bug {
   ZOO_CIRCULAR_PADDING,
   ZOO_UNWRITTEN_TAIL,
   ZOO_LAST_CHANNEL,
+  /* low-precision kernel */
+  ZOO_BF16_PRODUCTS,
+  ZOO_FP16_ACCUMULATION,
+  ZOO_STATES_IGNORED,
+  ZOO_SILU_TWICE,
+  ZOO_PARTIAL_VECTOR,
 };
 
 // --- per-element mutants (gpu/naive.cu) ----------------------------------------------------------
@@ -182,6 +191,79 @@ static const char *zoo_batch_stride_supported(const c1d_shape *s) {
   return s->O <= s->C ? NULL : "with O > C the wrong batch stride would read past x";
 }
 
+// --- low-precision mutants (grouped_naive's order, gpu/grouped_element.h) -----------------------------
+
+/* Channels per vector of the channel-vectorised kernel whose tail the partial-vector mutant drops. */
+#define ZOO_VECTOR 8
+
+template <int B>
+__global__ void __launch_bounds__(C1D_ELEMENT_BLOCK)
+    zoo_lowp_kernel(const c1d_shape s, const void *__restrict__ x, const void *__restrict__ w,
+                    const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y) {
+  const int64_t cg = c1d_cin_per_group(&s);
+  /* partial_vector: only whole vectors of 8 output channels are written; the last O % 8 never are */
+  const int64_t o_end = B == ZOO_PARTIAL_VECTOR ? s.O / ZOO_VECTOR * ZOO_VECTOR : s.O;
+  C1D_FOR_BLOCK_Z(n, s.N)
+  C1D_FOR_BLOCK_Y(o, o_end)
+  for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < s.L;
+       t += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t c0 = c1d_group_first_c(&s, o);
+    float acc = s.bias ? c1d_load_typed(b, s.dt.b, o) : 0.0f;
+    /* fp16_accumulation: the sum kept in fp16, from the bias on */
+    if (B == ZOO_FP16_ACCUMULATION) acc = c1d_round_fp16(acc);
+    for (int64_t c = c0; c < c0 + cg; c++)
+      for (int64_t k = 0; k < s.K; k++) {
+        const int64_t src = c1d_source_time(&s, t, k);
+        /* states_ignored: the history before t = 0 read as zeros */
+        const float xv = B == ZOO_STATES_IGNORED && src < 0 ? 0.0f : c1d_xs_typed(s, false, x, st, n, c, src);
+        const float wv = c1d_load_typed(w, s.dt.w, c1d_w_index(&s, o, c, k));
+        if (B == ZOO_BF16_PRODUCTS) /* bf16_products: each product rounded to bf16 before the fp32 sum */
+          acc = c1d_add(acc, c1d_round_bf16(c1d_mul(xv, wv)));
+        else if (B == ZOO_FP16_ACCUMULATION)
+          acc = c1d_round_fp16(c1d_fma(xv, wv, acc));
+        else
+          acc = c1d_fma(xv, wv, acc);
+      }
+    acc = c1d_activate(s, acc);
+    if (B == ZOO_SILU_TWICE) acc = c1d_silu_f32(acc); /* silu_twice: the activation once more */
+    c1d_store_typed(y, s.dt.y, c1d_y_index(&s, n, o, t), acc);
+  }
+}
+
+template <int B>
+static c1d_status launch_zoo_lowp(const c1d_shape *s, const float *x, const float *w, const float *b, float *y,
+                                  c1d_exec *ex) {
+  c1d_status st = C1D_OK;
+  const dim3 grid = c1d_grid(c1d_ceil_div(s->L, C1D_ELEMENT_BLOCK), s->O, s->N);
+  zoo_lowp_kernel<B><<<grid, C1D_ELEMENT_BLOCK, 0, c1d_stream_of(ex)>>>(*s, x, w, b, ex ? ex->states : NULL, y);
+  C1D_LAUNCHED("zoo_lowp_kernel");
+done:
+  return st;
+}
+
+#define ZOO_LOWP(ident, bug, twin_name, exact, summary_text)                                             \
+  extern "C" const c1d_impl c1d_gpu_##ident = {.name = "gpu_" #ident,                                  \
+                                               .summary = summary_text,                                \
+                                               .backend = C1D_BACKEND_GPU,                             \
+                                               .precision = C1D_PREC_WRONG,                            \
+                                               .twin = twin_name,                                      \
+                                               .twin_bit_exact = exact,                                \
+                                               .tier = C1D_TIER_MUTANT,                                \
+                                               .run = launch_zoo_lowp<bug>,                            \
+                                               .caps = C1D_CAP_GROUPS | C1D_CAP_STATES | C1D_CAP_SILU | \
+                                                       C1D_CAP_DTYPES};
+
+ZOO_LOWP(zoo_bf16_products, ZOO_BF16_PRODUCTS, "bf16_products", 1,
+         "grouped kernel rounding each product to bf16 before the fp32 sum (vLLM issue 52887's bug)")
+ZOO_LOWP(zoo_fp16_accumulation, ZOO_FP16_ACCUMULATION, "fp16_accumulation", 1,
+         "grouped kernel keeping its sums in fp16 (each fma rounded to fp16)")
+ZOO_LOWP(zoo_states_ignored, ZOO_STATES_IGNORED, "zoo_states_ignored", 1,
+         "grouped kernel reading the history before t = 0 as zeros: the initial states ignored")
+ZOO_LOWP(zoo_silu_twice, ZOO_SILU_TWICE, "zoo_silu_twice", 1, "grouped kernel applying SiLU twice")
+ZOO_LOWP(zoo_partial_vector, ZOO_PARTIAL_VECTOR, NULL, 0,
+         "channel-vectorised kernel writing only whole vectors of 8 output channels: the last partial "
+         "vector is never written")
+
 // --- descriptors ----------------------------------------------------------------------------------
 
 #define ZOO_IMPL(ident, launcher, bug, precision_, supported_fn, summary_text)                       \
@@ -277,3 +359,27 @@ extern "C" const c1d_zoo_entry c1d_gpu_zoo_controls[] = {
 };
 extern "C" const int c1d_gpu_zoo_controls_count =
     (int)(sizeof c1d_gpu_zoo_controls / sizeof c1d_gpu_zoo_controls[0]);
+
+// --- the low-precision mutants: when each bug shows, and what the explainer must say --------------------
+
+static int lowp_has_states(const c1d_shape *s) { return s->states && c1d_pad(s) < s->L; }
+static int lowp_has_silu(const c1d_shape *s) { return s->act == C1D_ACT_SILU; }
+static int lowp_bf16_operands(const c1d_shape *s) { return s->dt.x == C1D_DTYPE_BF16 && s->dt.w == C1D_DTYPE_BF16; }
+/* fp16 sums of fp16 inputs (with bf16 inputs the explainer's fp16-accumulation model does not fit:
+ * seen on (x, w, b, s) bf16 with an fp16 y, called bug-global). */
+static int lowp_fp16_sums(const c1d_shape *s) { return s->dt.y == C1D_DTYPE_F16 && s->dt.x == C1D_DTYPE_F16; }
+/* A partial last vector of at most O/16 channels (the explainer's "single channels") after whole ones. */
+static int lowp_partial_vector(const c1d_shape *s) {
+  const int64_t tail = s->O % ZOO_VECTOR;
+  return s->O > ZOO_VECTOR && tail > 0 && tail <= (s->O / 16 > 1 ? s->O / 16 : 1) && c1d_pad(s) < s->L;
+}
+
+extern "C" const c1d_zoo_entry c1d_gpu_lowp_zoo[] = {
+    {&c1d_gpu_zoo_bf16_products, C1D_VERDICT_REDUCED_PRECISION, C1D_REGION_NONE, lowp_bf16_operands, "products"},
+    {&c1d_gpu_zoo_fp16_accumulation, C1D_VERDICT_REDUCED_PRECISION, C1D_REGION_NONE, lowp_fp16_sums,
+     "accumulation"},
+    {&c1d_gpu_zoo_states_ignored, C1D_VERDICT_BUG_LOCALIZED, C1D_REGION_LEFT_EDGE, lowp_has_states, NULL},
+    {&c1d_gpu_zoo_silu_twice, C1D_VERDICT_BUG_GLOBAL, C1D_REGION_NONE, lowp_has_silu, NULL},
+    {&c1d_gpu_zoo_partial_vector, C1D_VERDICT_NON_FINITE, C1D_REGION_CHANNELS, lowp_partial_vector, NULL},
+};
+extern "C" const int c1d_gpu_lowp_zoo_count = (int)(sizeof c1d_gpu_lowp_zoo / sizeof c1d_gpu_lowp_zoo[0]);

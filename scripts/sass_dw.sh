@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The SASS of the depthwise and grouped kernels in a convlab binary (issue 16): every vector kernel of
+# gpu_dw_fast loads 16 bytes at a time (LDG.E.128) and stores them whole (STG.E.EF.128 or STG.E.128, or
+# STG.E.64 for 4 bf16/fp16 outputs), and none of them touches local memory (LDL/STL: spills, or arrays
+# indexed at run time). Needs cuobjdump (the device machine has it). One line per kernel, then a verdict.
+# usage: scripts/sass_dw.sh BINARY        exit status 0 when every check holds
+set -uo pipefail
+bin=${1:?usage: scripts/sass_dw.sh BINARY}
+command -v cuobjdump >/dev/null || { echo "sass_dw: cuobjdump not found" >&2; exit 2; }
+cuobjdump --dump-sass "$bin" | awk '
+  /Function :/ { f = $3; next }
+  f ~ /(dw_fast_|dw_naive_kernel|grouped_kernel)/ {
+    seen[f] = 1
+    if ($0 ~ /LDG\.E\.128/) ldg[f]++
+    if ($0 ~ /STG\.E[.A-Z]*\.(128|64)/) stg[f]++
+    if ($0 ~ /[^A-Z.](LDL|STL)[. ]/) local[f]++
+  }
+  END {
+    bad = 0; vectors = 0; kernels = 0
+    for (f in seen) {
+      kernels++
+      vec = f ~ /dw_fast_(ncl|nlc|nlc_dilated)_kernel/
+      vectors += vec
+      ok = !local[f] && (!vec || (ldg[f] > 0 && stg[f] > 0))
+      bad += !ok
+      printf "%-8s %-70s LDG.E.128 %3d  wide STG %3d  LDL/STL %d\n", ok ? "ok" : "FAILED", f, ldg[f], stg[f], local[f]
+    }
+    # 3 element types of x times K = 1..8 times 3 paths ((N, C, L), channel-last, channel-last dilated)
+    printf "sass_dw: %d kernels, %d vector kernels (72 expected); %s\n", kernels, vectors,
+           bad ? bad " fail the checks" : "every vector kernel moves 16-byte vectors, no local memory"
+    exit (bad || vectors != 72)
+  }'

@@ -1,0 +1,468 @@
+/* gpu_dw: the depthwise and grouped kernels (issue 16) and what proves them.
+ *  - gpu_dw_naive, gpu_dw_fast and gpu_grouped equal their CPU twin grouped_naive bit for bit over a
+ *    table of odd shapes (K 1-8, D 1-4, C and L not multiples of the vector widths, L < (K-1)*D, with and
+ *    without states, SiLU and bias, both layouts for gpu_dw_fast, more rows than one grid holds), every
+ *    one of the 243 element-type combinations of (x, w, b, s, y) on the shapes of gpu_dw_fast's three
+ *    paths and a spread of them elsewhere; every element is written (outputs NaN-poisoned first) and two
+ *    runs give the same bits. The runs go through the GPU session (harness/execute_gpu.c), which packs
+ *    each tensor in its own type and, for gpu_dw_fast, channel-last, and converts the output back.
+ *  - the GPU zoo's low-precision mutants (tests/zoo/gpu_zoo.cu) equal their CPU twins bit for bit and get
+ *    their entries' verdict, region and stage; without a device, the same verdicts are checked on the CPU
+ *    twins' outputs (so CI checks the table the device run relies on).
+ *  - the correct kernels and the cuDNN rows (fp32, TF32 allowed, bf16/fp16 data) are never called a bug
+ *    on grouped and depthwise problems; grouped_naive, whose bits the twins reproduce, is checked on the
+ *    same table without a device.
+ * GPU tests skip without a device. Run with --jobs 1. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness/execute.h"
+#include "harness/registry.h"
+#include "numerics/arith.h"
+#include "reference/dtype.h"
+#include "tests/support/host_cases.h"
+#include "tests/support/lowp_cases.h"
+
+#ifdef C1D_HAVE_CUDA
+#include "tests/zoo/gpu_zoo.h"
+#endif
+
+extern const c1d_impl c1d_cpu_grouped_naive;
+
+#define DW(n, c, l, k, d) .N = n, .C = c, .O = c, .L = l, .K = k, .D = d, .G = c
+#define NLC .layout = C1D_LAYOUT_NLC
+#define SILU .act = C1D_ACT_SILU
+#define TYPES(x_, w_, b_, s_, y_) .dt = {C1D_DTYPE_##x_, C1D_DTYPE_##w_, C1D_DTYPE_##b_, C1D_DTYPE_##s_, C1D_DTYPE_##y_}
+
+/* The twins' table. The first three are gpu_dw_fast's three paths, which see all 243 type combinations:
+ * (N, C, L) vectors (D = 1, L % 8 == 0), channel-last vectors (C % 8 == 0), one thread per output. */
+static const c1d_shape dw_shapes[] = {
+    {DW(2, 24, 64, 4, 1), .bias = 1, .states = 1, SILU},        /* (N, C, L) vectors, Mamba's K */
+    {DW(2, 24, 64, 4, 1), .bias = 1, .states = 1, SILU, NLC},   /* channel-last vectors */
+    {DW(2, 21, 37, 3, 2), .bias = 1, .states = 1, SILU},        /* one thread per output: D = 2, odd L */
+    {DW(2, 21, 37, 3, 2), .bias = 1, .states = 1, NLC},         /* channel-last, C % 4 != 0: per output */
+    {DW(2, 16, 40, 5, 3), .states = 1, NLC},                    /* channel-last dilated vectors */
+    {DW(1, 16, 9, 4, 4), .bias = 1, .states = 1, SILU, NLC},    /* dilated, L = 9 < (K-1)*D = 12 */
+    {DW(3, 8, 5, 8, 1), .bias = 1, .states = 1},                /* L = 5 < 7: per output */
+    {DW(2, 12, 4, 8, 1), .states = 1, SILU},                    /* L = 4 < 7: fp32 vectors, two of history */
+    {DW(2, 12, 8, 8, 1), .bias = 1, .states = 1},               /* K = 8 */
+    {DW(2, 40, 48, 1, 3), .bias = 1, SILU},                     /* K = 1 with D = 3 */
+    {DW(2, 40, 48, 1, 3), .bias = 1, NLC},                      /* the same, channel-last */
+    {DW(1, 1, 33, 2, 1), .bias = 1},                            /* C = 1 */
+    {DW(2, 32, 96, 7, 1), .bias = 1, .states = 1, NLC},         /* K = 7 channel-last (one block per SM) */
+    {DW(2, 36, 100, 2, 1), .states = 1},                        /* L % 8 = 4: fp32 vectors, bf16 per output */
+    {DW(3, 20, 30, 6, 2), SILU},                                /* no states, D = 2 */
+    {DW(1, 600000, 8, 3, 1), .bias = 1},                        /* more rows than one grid's y holds */
+};
+enum { N_DW = sizeof dw_shapes / sizeof dw_shapes[0], N_ALL_TYPES_SHAPES = 3 };
+
+/* gpu_grouped's: C/G > 1, O/G not a multiple of four, L < (K-1)*D. */
+static const c1d_shape grouped_shapes[] = {
+    {.N = 2, .C = 12, .O = 8, .G = 4, .L = 50, .K = 3, .D = 2, .bias = 1, .states = 1, SILU},
+    {.N = 2, .C = 32, .O = 40, .G = 8, .L = 77, .K = 4, .D = 1, .bias = 1},
+    {.N = 1, .C = 6, .O = 9, .G = 3, .L = 7, .K = 5, .D = 2, .states = 1},
+    {.N = 2, .C = 64, .O = 64, .G = 2, .L = 40, .K = 4, .D = 1, .bias = 1, .states = 1, SILU},
+};
+enum { N_GROUPED = sizeof grouped_shapes / sizeof grouped_shapes[0] };
+
+/* Combination i of the 243: x, w, b, s, y each f32, bf16 or f16 (base-3 digits of i). */
+static c1d_dtypes types_of(int i) {
+  c1d_dtypes d;
+  d.x = (c1d_dtype)(i % 3), d.w = (c1d_dtype)(i / 3 % 3), d.b = (c1d_dtype)(i / 9 % 3);
+  d.s = (c1d_dtype)(i / 27 % 3), d.y = (c1d_dtype)(i / 81 % 3);
+  return d;
+}
+enum { N_TYPE_COMBINATIONS = 243 };
+
+/* The combinations every other shape gets: uniform ones, the common mixed ones, and one that rotates. */
+static int spread_of(int shape, int j) {
+  static const int fixed[] = {0,                                /* all f32 */
+                              1 + 3 + 9 + 27 + 81,              /* all bf16 */
+                              2 * (1 + 3 + 9 + 27 + 81),        /* all f16 */
+                              1 + 27 + 81,                      /* bf16 x, s, y; f32 w, b */
+                              2 + 3 + 54,                       /* f16 x, s; bf16 w; f32 b, y */
+                              3 + 18 + 81};                     /* f32 x, s; bf16 w, y; f16 b */
+  return j < 6 ? fixed[j] : (shape * 37 + 11) % N_TYPE_COMBINATIONS;
+}
+enum { N_SPREAD = 7 };
+
+static char *shape_text(const c1d_shape *s) {
+  static char text[160];
+  c1d_shape_format(s, text, sizeof text);
+  return text;
+}
+
+// --- without a device: the registry, and the verdicts the device run relies on -----------------------
+
+Test(gpu_dw, the_kernels_are_registered_with_their_caps_twins_and_limits) {
+  const c1d_shape dw = {DW(2, 16, 32, 4, 1), .dt = {C1D_DTYPE_BF16, C1D_DTYPE_BF16, C1D_DTYPE_BF16, C1D_DTYPE_BF16,
+                                                   C1D_DTYPE_BF16}};
+  const c1d_shape grouped = grouped_shapes[1], dense = {2, 16, 16, 32, 4, 1, 0};
+#ifdef C1D_HAVE_CUDA
+  const char *names[] = {"gpu_dw_naive", "gpu_dw_fast", "gpu_grouped"};
+  for (int i = 0; i < 3; i++) {
+    const c1d_impl *impl = impl_named(names[i]);
+    cr_assert_eq(impl->backend, C1D_BACKEND_GPU);
+    cr_assert_eq(impl->tier, C1D_TIER_MAIN, "%s", names[i]);
+    cr_assert_str_eq(impl->twin, "grouped_naive");
+    cr_assert(impl->twin_bit_exact);
+    cr_assert(impl->caps & C1D_CAP_DTYPES && impl->caps & C1D_CAP_STATES && impl->caps & C1D_CAP_SILU);
+    cr_assert_not_null(c1d_impl_unsupported(impl, &dense), "%s accepts a dense problem", names[i]);
+  }
+  cr_assert_null(c1d_impl_unsupported(impl_named("gpu_dw_naive"), &dw));
+  cr_assert_null(c1d_impl_unsupported(impl_named("gpu_dw_fast"), &dw));
+  cr_assert_not_null(c1d_impl_unsupported(impl_named("gpu_grouped"), &dw), "gpu_grouped takes depthwise problems");
+  cr_assert_not_null(c1d_impl_unsupported(impl_named("gpu_dw_fast"), &grouped));
+  cr_assert_null(c1d_impl_unsupported(impl_named("gpu_grouped"), &grouped));
+  cr_assert(impl_named("gpu_dw_fast")->caps & C1D_CAP_CHANNEL_LAST);
+  cr_assert_not(impl_named("gpu_dw_naive")->caps & C1D_CAP_CHANNEL_LAST);
+  /* cuDNN: groups and states on every row, bf16/fp16 data on the lowp rows, one type for all tensors. */
+  cr_assert_null(c1d_impl_unsupported(impl_named("cudnn_fp32"), &grouped));
+  cr_assert_not_null(c1d_impl_unsupported(impl_named("cudnn_fp32"), &dw), "cudnn_fp32 takes bf16 tensors");
+  cr_assert_not_null(c1d_impl_unsupported(impl_named("cudnn_lowp"), &grouped), "cudnn_lowp takes fp32 tensors");
+  c1d_shape mixed = dw;
+  mixed.dt.w = C1D_DTYPE_F32;
+  cr_assert_not_null(c1d_impl_unsupported(impl_named("cudnn_lowp_fastest"), &mixed));
+  /* The low-precision mutants: tier mutant, registered, the issue's five kinds. */
+  const char *mutants[] = {"gpu_zoo_bf16_products", "gpu_zoo_fp16_accumulation", "gpu_zoo_states_ignored",
+                           "gpu_zoo_silu_twice", "gpu_zoo_partial_vector"};
+  cr_assert_eq(c1d_gpu_lowp_zoo_count, 5);
+  for (int i = 0; i < 5; i++) {
+    const c1d_zoo_entry *z = &c1d_gpu_lowp_zoo[i];
+    cr_assert_str_eq(z->impl->name, mutants[i]);
+    cr_assert_eq(c1d_find_impl(mutants[i]), z->impl, "%s is not in the registry", mutants[i]);
+    cr_assert_eq(z->impl->tier, C1D_TIER_MUTANT);
+    cr_assert_eq(z->impl->precision, C1D_PREC_WRONG);
+    if (z->impl->twin) cr_assert_not_null(c1d_find_impl(z->impl->twin), "%s's twin %s", mutants[i], z->impl->twin);
+  }
+#else
+  (void)dw, (void)grouped, (void)dense;
+  cr_skip_test("built without CUDA: the GPU kernels are not compiled");
+#endif
+}
+
+#ifdef C1D_HAVE_CUDA
+/* The mutants' table: every low-precision mutant shows on at least two of these. */
+static const c1d_shape mutant_shapes[] = {
+    {DW(2, 64, 300, 4, 1), .bias = 1, .states = 1, SILU, TYPES(BF16, BF16, BF16, BF16, BF16)},
+    {DW(2, 48, 200, 4, 1), .bias = 1, .states = 1, SILU, TYPES(F16, F16, F16, F16, F16)},
+    {.N = 2, .C = 32, .O = 16, .G = 8, .L = 150, .K = 4, .D = 1, .bias = 1, SILU, TYPES(BF16, BF16, F32, F32, BF16)},
+    {DW(2, 65, 256, 3, 2), .bias = 1, .states = 1, TYPES(F16, F16, F16, F16, F16)},
+    {DW(3, 130, 129, 4, 1), .states = 1, SILU},
+};
+enum { N_MUTANT_SHAPES = sizeof mutant_shapes / sizeof mutant_shapes[0] };
+
+/* What a mutant without a CPU twin writes: the partial-vector mutant leaves the last O % 8 channels
+ * unwritten (NaN) and computes the rest as grouped_naive does. */
+static void expected_partial_vector(lowp_problem *p, float *out) {
+  run_lowp_cpu(p, &c1d_cpu_grouped_naive, out);
+  const c1d_shape *s = &p->s;
+  for (int64_t n = 0; n < s->N; n++)
+    for (int64_t o = s->O / 8 * 8; o < s->O; o++)
+      for (int64_t t = 0; t < s->L; t++) out[c1d_y_index(s, n, o, t)] = NAN;
+}
+
+static void assert_explanation(const c1d_zoo_entry *z, const c1d_explanation *e, const char *where_run,
+                               const c1d_shape *s) {
+  cr_assert_eq(e->verdict, z->expected, "%s (%s) on %s: expected %s, got %s: %s", z->impl->name, where_run,
+               shape_text(s), c1d_verdict_name(z->expected), c1d_verdict_name(e->verdict), e->reason);
+  if (z->region != C1D_REGION_NONE)
+    cr_assert_eq(e->region.cls, z->region, "%s (%s) on %s: region %s (%s), expected %s", z->impl->name, where_run,
+                 shape_text(s), c1d_region_class_name(e->region.cls), e->region.kind,
+                 c1d_region_class_name(z->region));
+  if (z->where) cr_assert_str_eq(e->where, z->where, "%s (%s) on %s: %s", z->impl->name, where_run, shape_text(s),
+                                 e->reason);
+}
+
+Test(gpu_dw, the_mutants_cpu_twins_get_the_verdicts_the_gpu_zoo_expects) {
+  int checked = 0;
+  float *out = NULL;
+  for (int si = 0; si < N_MUTANT_SHAPES; si++) {
+    lowp_problem p;
+    setup_lowp(&p, &mutant_shapes[si], C1D_DIST_CONV_INIT, 17 + (uint64_t)si);
+    out = realloc(out, (size_t)c1d_y_count(&p.s) * sizeof(float));
+    cr_assert_not_null(out);
+    for (int i = 0; i < c1d_gpu_lowp_zoo_count; i++) {
+      const c1d_zoo_entry *z = &c1d_gpu_lowp_zoo[i];
+      if (z->applies && !z->applies(&p.s)) continue;
+      if (z->impl->twin)
+        run_lowp_cpu(&p, c1d_find_impl(z->impl->twin), out);
+      else
+        expected_partial_vector(&p, out);
+      const c1d_explanation e = explain_lowp_output(&p, out);
+      assert_explanation(z, &e, "its CPU twin", &p.s);
+      checked++;
+    }
+    teardown_lowp(&p);
+  }
+  free(out);
+  for (int i = 0; i < c1d_gpu_lowp_zoo_count; i++) {
+    int shows = 0;
+    for (int si = 0; si < N_MUTANT_SHAPES; si++)
+      shows += !c1d_gpu_lowp_zoo[i].applies || c1d_gpu_lowp_zoo[i].applies(&mutant_shapes[si]);
+    cr_assert_geq(shows, 2, "%s shows on %d of the mutants' shapes", c1d_gpu_lowp_zoo[i].impl->name, shows);
+  }
+  cr_assert_geq(checked, 12);
+}
+#endif
+
+/* The no-false-alarm table: depthwise and grouped, both layouts, every kind of type. */
+static const c1d_shape correct_shapes[] = {
+    {DW(2, 64, 160, 4, 1), .bias = 1, .states = 1, SILU, TYPES(BF16, BF16, BF16, BF16, BF16)},
+    {DW(2, 64, 128, 4, 1), .bias = 1, TYPES(BF16, BF16, BF16, BF16, BF16), NLC},
+    {DW(2, 48, 120, 3, 2), .states = 1, TYPES(F16, F16, F16, F16, F16)},
+    {DW(2, 40, 100, 4, 1), .bias = 1, .states = 1, SILU},
+    {DW(3, 33, 97, 5, 1), .bias = 1, TYPES(BF16, F32, F32, BF16, BF16), NLC},
+    {.N = 2, .C = 32, .O = 16, .G = 8, .L = 100, .K = 4, .D = 1, .bias = 1, SILU},
+    {.N = 2, .C = 64, .O = 64, .G = 16, .L = 80, .K = 3, .D = 2, .bias = 1, .states = 1,
+     TYPES(BF16, BF16, BF16, BF16, BF16)},
+};
+/* Seeds per (shape, distribution): three on the device, one in CI (the device run repeats the CPU
+ * twin's verdict beside every GPU output). */
+enum { N_CORRECT = sizeof correct_shapes / sizeof correct_shapes[0], N_SEEDS = 3, N_CPU_SEEDS = 1 };
+static const c1d_dist correct_dists[] = {C1D_DIST_CONV_INIT, C1D_DIST_NORMAL, C1D_DIST_UNIFORM};
+
+Test(gpu_dw, grouped_naive_whose_bits_the_twins_reproduce_is_never_called_a_bug) {
+  int runs = 0;
+  for (int si = 0; si < N_CORRECT; si++)
+    for (int d = 0; d < 3; d++)
+      for (uint64_t seed = 1; seed <= N_CPU_SEEDS; seed++) {
+        lowp_problem p;
+        setup_lowp(&p, &correct_shapes[si], correct_dists[d], seed * 131 + (uint64_t)si);
+        const c1d_explanation e = explain_lowp(&p, &c1d_cpu_grouped_naive);
+        cr_assert_eq(e.verdict, C1D_VERDICT_FP32_ROUNDING, "grouped_naive on %s (%s, seed %llu): %s: %s",
+                     shape_text(&p.s), c1d_dist_name(correct_dists[d]), (unsigned long long)seed,
+                     c1d_verdict_name(e.verdict), e.reason);
+        teardown_lowp(&p);
+        runs++;
+      }
+  cr_assert_geq(runs, 20);
+}
+
+// --- on the device --------------------------------------------------------------------------------------
+
+#ifdef C1D_HAVE_CUDA
+
+/* A problem with its GPU session: the inputs uploaded once, every implementation run through the session
+ * (its typed and channel-last forms made there). */
+typedef struct gpu_problem {
+  lowp_problem p;
+  c1d_gpu_session *g;
+  float *first, *twin;
+} gpu_problem;
+
+static void gpu_session(gpu_problem *q) {
+  const c1d_shape *s = &q->p.s;
+  cr_assert_eq(c1d_gpu_session_create(s, &q->g), C1D_OK, "%s", c1d_error_detail());
+  cr_assert_eq(c1d_gpu_session_upload(q->g, q->p.x, q->p.w, lowp_bias(&q->p), lowp_states(&q->p)), C1D_OK, "%s",
+               c1d_error_detail());
+  q->first = malloc((size_t)c1d_y_count(s) * sizeof(float));
+  q->twin = malloc((size_t)c1d_y_count(s) * sizeof(float));
+  cr_assert(q->first && q->twin);
+}
+
+/* With the oracle and the explainer (for verdicts). */
+static void gpu_setup(gpu_problem *q, const c1d_shape *s, c1d_dist dist, uint64_t seed) {
+  setup_lowp(&q->p, s, dist, seed);
+  gpu_session(q);
+}
+
+/* Inputs only (for bit comparisons). */
+static void gpu_setup_inputs(gpu_problem *q, const c1d_shape *s, c1d_dist dist, uint64_t seed) {
+  setup_lowp_inputs(&q->p, s, dist, seed);
+  gpu_session(q);
+}
+
+static void gpu_teardown(gpu_problem *q) {
+  c1d_gpu_session_destroy(q->g);
+  free(q->first), free(q->twin);
+  teardown_lowp(&q->p);
+}
+
+/* impl through the session into y: a warm-up and a timed run, each into a poisoned output; the two
+ * must give the same bits. Returns what the implementation reported. */
+static c1d_exec run_gpu(gpu_problem *q, const c1d_impl *impl, float *y) {
+  c1d_exec ex;
+  c1d_timing t;
+  memset(&ex, 0, sizeof ex);
+  memset(&t, 0, sizeof t);
+  ex.used_tf32 = -1;
+  const char *why = c1d_impl_unsupported(impl, &q->p.s);
+  cr_assert_null(why, "%s refuses %s: %s", impl->name, shape_text(&q->p.s), why);
+  cr_assert_eq(c1d_execute_gpu(q->g, impl, y, q->first, 1, 0.0, &ex, &t), C1D_OK, "%s on %s: %s", impl->name,
+               shape_text(&q->p.s), c1d_error_detail());
+  cr_assert(t.repeat_identical, "%s on %s: two runs gave different bits", impl->name, shape_text(&q->p.s));
+  return ex;
+}
+
+static void assert_all_written(const char *name, const c1d_shape *s, const float *y) {
+  for (int64_t i = 0; i < c1d_y_count(s); i++)
+    if (isnan(y[i]))
+      cr_assert_fail("%s left y[n=%lld, o=%lld, t=%lld] unwritten (NaN) at %s", name, (long long)(i / s->L / s->O),
+                     (long long)(i / s->L % s->O), (long long)(i % s->L), shape_text(s));
+}
+
+/* Every kernel that takes s against grouped_naive: bits, every element, two runs. */
+static int check_twins_on(const c1d_shape *s, uint64_t seed) {
+  static const char *const kernels[] = {"gpu_dw_naive", "gpu_dw_fast", "gpu_grouped"};
+  gpu_problem q;
+  int ran = 0;
+  gpu_setup_inputs(&q, s, C1D_DIST_NORMAL, seed);
+  run_lowp_cpu(&q.p, &c1d_cpu_grouped_naive, q.twin);
+  for (int k = 0; k < 3; k++) {
+    const c1d_impl *impl = impl_named(kernels[k]);
+    if (c1d_impl_unsupported(impl, s)) continue;
+    run_gpu(&q, impl, q.p.y);
+    assert_all_written(impl->name, s, q.p.y);
+    char what[96];
+    snprintf(what, sizeof what, "%s against grouped_naive", impl->name);
+    assert_same_bits(what, s, q.p.y, q.twin);
+    ran++;
+  }
+  gpu_teardown(&q);
+  return ran;
+}
+
+Test(gpu_dw, the_twins_are_bit_exact_on_every_type_combination_of_the_fast_kernels_paths, .timeout = 240) {
+  skip_without_device();
+  int runs = 0;
+  for (int si = 0; si < N_ALL_TYPES_SHAPES; si++)
+    for (int i = 0; i < N_TYPE_COMBINATIONS; i++) {
+      c1d_shape s = dw_shapes[si];
+      s.dt = types_of(i);
+      const int ran = check_twins_on(&s, 1000 + (uint64_t)i);
+      cr_assert_eq(ran, 2, "gpu_dw_naive and gpu_dw_fast on %s", shape_text(&s));
+      runs += ran;
+    }
+  cr_log_info("%d kernel runs bit-exact with grouped_naive", runs);
+}
+
+Test(gpu_dw, the_twins_are_bit_exact_over_the_odd_shapes, .timeout = 240) {
+  skip_without_device();
+  int runs = 0;
+  for (int si = N_ALL_TYPES_SHAPES; si < N_DW; si++)
+    for (int j = 0; j < N_SPREAD; j++) {
+      c1d_shape s = dw_shapes[si];
+      s.dt = types_of(spread_of(si, j));
+      if (s.C > 100000 && j > 1) continue; /* the many-rows shape: fp32 and bf16 */
+      const int ran = check_twins_on(&s, 77 + (uint64_t)(si * N_SPREAD + j));
+      cr_assert_eq(ran, 2, "gpu_dw_naive and gpu_dw_fast on %s", shape_text(&s));
+      runs += ran;
+    }
+  for (int si = 0; si < N_GROUPED; si++)
+    for (int j = 0; j < N_SPREAD; j++) {
+      c1d_shape s = grouped_shapes[si];
+      s.dt = types_of(spread_of(si, j));
+      cr_assert_eq(check_twins_on(&s, 5 + (uint64_t)(si * N_SPREAD + j)), 1, "gpu_grouped on %s", shape_text(&s));
+      runs++;
+    }
+  cr_log_info("%d kernel runs bit-exact with grouped_naive", runs);
+}
+
+Test(gpu_dw, every_mutant_is_caught_with_its_verdict_and_where_or_region, .timeout = 240) {
+  skip_without_device();
+  int checked = 0;
+  for (int si = 0; si < N_MUTANT_SHAPES; si++) {
+    gpu_problem q;
+    gpu_setup(&q, &mutant_shapes[si], C1D_DIST_CONV_INIT, 17 + (uint64_t)si);
+    for (int i = 0; i < c1d_gpu_lowp_zoo_count; i++) {
+      const c1d_zoo_entry *z = &c1d_gpu_lowp_zoo[i];
+      if (z->applies && !z->applies(&q.p.s)) continue;
+      run_gpu(&q, z->impl, q.p.y);
+      if (z->impl->twin)
+        run_lowp_cpu(&q.p, c1d_find_impl(z->impl->twin), q.twin);
+      else
+        expected_partial_vector(&q.p, q.twin);
+      char what[96];
+      snprintf(what, sizeof what, "%s against %s", z->impl->name, z->impl->twin ? z->impl->twin : "its CPU model");
+      assert_same_bits(what, &q.p.s, q.p.y, q.twin);
+      const c1d_explanation e = explain_lowp_output(&q.p, q.p.y);
+      assert_explanation(z, &e, "on the GPU", &q.p.s);
+      checked++;
+    }
+    gpu_teardown(&q);
+  }
+  cr_assert_geq(checked, 12);
+}
+
+/* FFT and Winograd transform the data: normwise errors, not element-wise ones (test_gpu_zoo.c). */
+static int is_transform_algo(const char *algo) { return strstr(algo, "FFT") || strstr(algo, "WINOGRAD"); }
+
+Test(gpu_dw, correct_kernels_and_cudnn_rows_are_never_called_a_bug, .timeout = 300) {
+  skip_without_device();
+  static const char *const names[] = {"gpu_dw_naive", "gpu_dw_fast", "gpu_grouped", "cudnn_fp32",
+                                      "cudnn_tf32",   "cudnn_lowp"};
+  enum { N_NAMES = sizeof names / sizeof names[0] };
+  int runs[N_NAMES] = {0}, verdicts[N_NAMES][C1D_VERDICT_COUNT];
+  memset(verdicts, 0, sizeof verdicts);
+  const int64_t ny_max = 2 * 64 * 160;
+  float *naive = malloc((size_t)ny_max * sizeof(float));
+  cr_assert_not_null(naive);
+  for (int si = 0; si < N_CORRECT; si++)
+    for (int d = 0; d < 3; d++)
+      for (uint64_t seed = 1; seed <= N_SEEDS; seed++) {
+        gpu_problem q;
+        gpu_setup(&q, &correct_shapes[si], correct_dists[d], seed * 131 + (uint64_t)si);
+        cr_assert_leq(c1d_y_count(&q.p.s), ny_max);
+        run_lowp_cpu(&q.p, &c1d_cpu_grouped_naive, naive);
+        const c1d_explanation twin_e = explain_lowp_output(&q.p, naive);
+        for (int i = 0; i < N_NAMES; i++) {
+          const c1d_impl *impl = c1d_find_impl(names[i]);
+          if (!impl || c1d_impl_unsupported(impl, &q.p.s)) continue;
+          const c1d_exec ex = run_gpu(&q, impl, q.p.y);
+          assert_all_written(impl->name, &q.p.s, q.p.y);
+          const c1d_explanation e = explain_lowp_output(&q.p, q.p.y);
+          verdicts[i][e.verdict]++;
+          runs[i]++;
+          if (impl->twin) /* the twins: grouped_naive's bits, so its verdict */
+            cr_assert_eq(e.verdict, twin_e.verdict, "%s on %s: %s, grouped_naive %s", impl->name, shape_text(&q.p.s),
+                         c1d_verdict_name(e.verdict), c1d_verdict_name(twin_e.verdict));
+          if (is_transform_algo(ex.algo)) {
+            if (c1d_verdict_is_bug(e.verdict))
+              cr_log_warn("%s (transform algorithm %s) called %s on %s: %s", impl->name, ex.algo,
+                          c1d_verdict_name(e.verdict), shape_text(&q.p.s), e.reason);
+            continue;
+          }
+          cr_assert_not(c1d_verdict_is_bug(e.verdict), "%s (%s; %s) called %s on %s (%s, seed %llu): %s", impl->name,
+                        ex.algo, ex.math, c1d_verdict_name(e.verdict), shape_text(&q.p.s),
+                        c1d_dist_name(correct_dists[d]), (unsigned long long)seed, e.reason);
+          if (!strncmp(impl->name, "cudnn", 5))
+            cr_assert(ex.algo[0] && ex.math[0], "%s names no algorithm or math", impl->name);
+        }
+        gpu_teardown(&q);
+      }
+  for (int i = 0; i < N_NAMES; i++) {
+    char line[256];
+    int len = snprintf(line, sizeof line, "%s: %d runs:", names[i], runs[i]);
+    for (int v = 0; v < C1D_VERDICT_COUNT; v++)
+      if (verdicts[i][v] && len < (int)sizeof line)
+        len += snprintf(line + len, sizeof line - (size_t)len, " %s %d", c1d_verdict_name(v), verdicts[i][v]);
+    cr_log_info("%s", line);
+  }
+  cr_assert_geq(runs[1], 30, "gpu_dw_fast ran %d times", runs[1]);
+  cr_assert_geq(runs[5], 20, "cudnn_lowp ran %d times", runs[5]);
+  free(naive);
+}
+
+Test(gpu_dw, cudnn_searches_run_on_depthwise_problems_and_name_their_algorithm) {
+  skip_without_device();
+  const c1d_shape shapes[] = {correct_shapes[0], correct_shapes[3]};
+  const char *names[] = {"cudnn_lowp_fastest", "cudnn_fp32_fastest"};
+  for (int i = 0; i < 2; i++) {
+    gpu_problem q;
+    gpu_setup(&q, &shapes[i], C1D_DIST_CONV_INIT, 3);
+    const c1d_exec ex = run_gpu(&q, impl_named(names[i]), q.p.y);
+    assert_all_written(names[i], &q.p.s, q.p.y);
+    cr_assert(strstr(ex.algo, "fastest found"), "%s: algo \"%s\"", names[i], ex.algo);
+    const c1d_explanation e = explain_lowp_output(&q.p, q.p.y);
+    cr_log_info("%s on %s: %s; %s: %s", names[i], shape_text(&q.p.s), ex.algo, ex.math, c1d_verdict_name(e.verdict));
+    if (!is_transform_algo(ex.algo))
+      cr_assert_not(c1d_verdict_is_bug(e.verdict), "%s called %s: %s", names[i], c1d_verdict_name(e.verdict), e.reason);
+    gpu_teardown(&q);
+  }
+}
+
+#endif
