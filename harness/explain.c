@@ -24,6 +24,7 @@ c1d_model_spec c1d_model_spec_of(int model) {
     case C1D_MODEL_3XTF32: sp.split3 = 1; break;
     case C1D_MODEL_BF16_PRODUCTS: sp.products = C1D_ROUND_BF16; break;
     case C1D_MODEL_BF16_WEIGHTS: sp.w = C1D_ROUND_BF16; break;
+    case C1D_MODEL_PRE_ACT_ROUNDED: sp.pre_act_to_y = 1; break;
     default: break;
   }
   return sp;

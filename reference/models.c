@@ -85,6 +85,15 @@ static inline double model_product(const c1d_shape *s, const c1d_model_inputs *m
 }
 
 static double act_of(const c1d_shape *s, double v) { return s->act == C1D_ACT_SILU ? c1d_silu_f64(v) : v; }
+
+/* The value the activation sees: the sum itself, or (pre_act_to_y) the sum as stored in y's type, as a
+ * framework does that runs the convolution and the activation as two operators on bf16/fp16 tensors. */
+static double pre_act(const c1d_shape *s, const c1d_model_inputs *mi, double v) {
+  if (!mi->spec.pre_act_to_y || s->act == C1D_ACT_NONE) return v;
+  const c1d_rounding r = s->dt.y == C1D_DTYPE_BF16 ? C1D_ROUND_BF16 : s->dt.y == C1D_DTYPE_F16 ? C1D_ROUND_FP16
+                                                                                               : C1D_ROUND_NONE;
+  return (double)c1d_round_as(r, (float)v);
+}
 static double act_slope(const c1d_shape *s, double v) { return s->act == C1D_ACT_SILU ? c1d_silu_deriv_f64(v) : 1.0; }
 
 c1d_status c1d_model_delta_full(const c1d_shape *s, const c1d_model_inputs *mi, const float *b,
@@ -124,7 +133,7 @@ c1d_status c1d_model_delta_full(const c1d_shape *s, const c1d_model_inputs *mi, 
     for (int64_t i = 0; i < ny; i++) p[i] += q[i];
   }
 #pragma omp parallel for schedule(static)
-  for (int64_t i = 0; i < ny; i++) delta[i] = (float)(act_of(s, p[i]) - ref[i]);
+  for (int64_t i = 0; i < ny; i++) delta[i] = (float)(act_of(s, pre_act(s, mi, p[i])) - ref[i]);
 done:
   free(p);
   free(q);
@@ -174,7 +183,7 @@ void c1d_model_eval_at(const c1d_shape *s, const c1d_model_inputs *mi, const flo
     }
   }
   const double slope = act_slope(s, acc);
-  *value = act_of(s, acc);
+  *value = act_of(s, pre_act(s, mi, acc));
   if (beta_pad) *beta_pad = pad * slope;
   if (beta_live) *beta_live = live * slope;
 }

@@ -69,7 +69,8 @@ static const c1d_shape grouped_shapes[] = {
 enum { N_GROUPED = sizeof grouped_shapes / sizeof grouped_shapes[0] };
 
 /* Combination i of the 243: x, w, b, s, y each f32, bf16 or f16 (base-3 digits of i). */
-static c1d_dtypes types_of(int i) {
+/* (inline: the build without CUDA has no caller) */
+static inline c1d_dtypes types_of(int i) {
   c1d_dtypes d;
   d.x = (c1d_dtype)(i % 3), d.w = (c1d_dtype)(i / 3 % 3), d.b = (c1d_dtype)(i / 9 % 3);
   d.s = (c1d_dtype)(i / 27 % 3), d.y = (c1d_dtype)(i / 81 % 3);
@@ -78,7 +79,7 @@ static c1d_dtypes types_of(int i) {
 enum { N_TYPE_COMBINATIONS = 243 };
 
 /* The combinations every other shape gets: uniform ones, the common mixed ones, and one that rotates. */
-static int spread_of(int shape, int j) {
+static inline int spread_of(int shape, int j) {
   static const int fixed[] = {0,                                /* all f32 */
                               1 + 3 + 9 + 27 + 81,              /* all bf16 */
                               2 * (1 + 3 + 9 + 27 + 81),        /* all f16 */

@@ -371,8 +371,6 @@ static const struct {
     {"offset scattered 1%", "g4 bf16 states", 1,
      "on bf16 outputs, 1 % of the elements off by 10x the output's rounding (the rest correctly rounded) are "
      "explained as sums kept in bf16"},
-    {"group offset, one group", "g4 bf16 states", 2,
-     "a group of 3 of 12 channels is no 'channels' region (at most max(1, O/16) channels): named scattered"},
 };
 
 static int is_reported(int bug, const char *variant, int size) {

@@ -12,6 +12,7 @@ typedef struct lowp_bug {
   int states_ignored; /* the history before t = 0 read as zeros */
   int group_offset;   /* group g reads the channels of group g + 1 */
   int silu_twice;     /* the activation applied twice */
+  int stored_before;  /* the sum rounded to y's type before SiLU: two operators, a result rounded twice */
 } lowp_bug;
 
 static c1d_status run_lowp_bug(const c1d_shape *s, const float *x, const float *w, const float *b, float *y,
@@ -29,6 +30,7 @@ static c1d_status run_lowp_bug(const c1d_shape *s, const float *x, const float *
           const float xv = src < 0 && g.states_ignored ? 0.0f : c1d_x_at(s, x, st, n, xc0 + j, src);
           acc = c1d_fma(xv, w[c1d_w_index(s, o, c0 + j, k)], acc);
         }
+      if (g.stored_before) acc = c1d_round_to_dtype(s->dt.y, acc);
       if (s->act == C1D_ACT_SILU) acc = c1d_silu_f32(acc);
       if (g.silu_twice) acc = c1d_silu_f32(acc);
       y[c1d_y_index(s, n, o, t)] = c1d_round_to_dtype(s->dt.y, acc);
@@ -55,11 +57,14 @@ LOWP_MUTANT(zoo_states_ignored, "initial states ignored: the history before t = 
             .states_ignored = 1)
 LOWP_MUTANT(zoo_group_offset, "group g reads the input channels of group g + 1", .group_offset = 1)
 LOWP_MUTANT(zoo_silu_twice, "SiLU applied twice", .silu_twice = 1)
+LOWP_MUTANT(zoo_silu_on_stored_sum, "the conv's sum stored in y's type, then SiLU on it (F.silu(conv1d(x)))",
+            .stored_before = 1)
 
 static int has_states(const c1d_shape *s) { return s->states; }
 static int several_groups(const c1d_shape *s) { return c1d_groups(s) > 1; }
 static int has_silu(const c1d_shape *s) { return s->act == C1D_ACT_SILU; }
 static int fp16_output(const c1d_shape *s) { return s->dt.y == C1D_DTYPE_F16; }
+static int silu_narrow_output(const c1d_shape *s) { return s->act == C1D_ACT_SILU && s->dt.y != C1D_DTYPE_F32; }
 static int bf16_operands(const c1d_shape *s) { return s->dt.x == C1D_DTYPE_BF16 && s->dt.w == C1D_DTYPE_BF16; }
 
 extern const c1d_impl c1d_cpu_bf16_products, c1d_cpu_fp16_accumulation;
@@ -70,5 +75,6 @@ const c1d_zoo_entry c1d_lowp_zoo[] = {
     {&zoo_silu_twice, C1D_VERDICT_BUG_GLOBAL, C1D_REGION_NONE, has_silu, NULL},
     {&c1d_cpu_bf16_products, C1D_VERDICT_REDUCED_PRECISION, C1D_REGION_NONE, bf16_operands, "products"},
     {&c1d_cpu_fp16_accumulation, C1D_VERDICT_REDUCED_PRECISION, C1D_REGION_NONE, fp16_output, "accumulation"},
+    {&zoo_silu_on_stored_sum, C1D_VERDICT_REDUCED_PRECISION, C1D_REGION_NONE, silu_narrow_output, "output"},
 };
 const int c1d_lowp_zoo_count = (int)(sizeof c1d_lowp_zoo / sizeof c1d_lowp_zoo[0]);
