@@ -53,20 +53,21 @@ power: deps-power configure
 	./$(BUILD)/bench/bench_power $(POWER_ARGS)
 
 # Before the work, how long it takes: ctest's own record of the last run's times when there is one.
+# The suites run JOBS at a time (each also runs its own tests two at a time).
 test: deps-test
 	@if [ -f $(BUILD)/Testing/Temporary/CTestCostData.txt ]; then \
-	  awk '/^---/{exit} NF==3{s+=$$3} END{printf "make test: the suites took %.0f s here last time\n", s}' \
+	  awk '/^---/{exit} NF==3{s+=$$3} END{printf "make test: the suites took %.0f s here last time (added up; they run $(JOBS) at a time)\n", s}' \
 	    $(BUILD)/Testing/Temporary/CTestCostData.txt; \
-	else echo "make test: builds everything, then every suite: 4 to 6 min on the 2-core development machine (busy)"; fi
+	else echo "make test: builds everything, then every suite: about 4 min on the 2-core development machine"; fi
 	@$(MAKE) --no-print-directory build
-	cd $(BUILD) && ctest --verbose --timeout 1500
+	cd $(BUILD) && ctest --verbose -j $(JOBS) --timeout 1500
 
 # What CI runs after `make test` (.ci/run); each in its own build folder, none of them part of make test.
 # The build without CUDA, as on a machine without nvcc: every suite must build and pass.
 test-cpu-only: deps-test
 	@cmake -S . -B $(BUILD)-cpu -DCMAKE_BUILD_TYPE=Release -DC1D_WITH_CUDA=OFF >/dev/null
 	@cmake --build $(BUILD)-cpu -j $(JOBS)
-	cd $(BUILD)-cpu && ctest --output-on-failure --timeout 1500
+	cd $(BUILD)-cpu && ctest --output-on-failure -j $(JOBS) --timeout 1500
 
 # The CPU suites under AddressSanitizer and UndefinedBehaviorSanitizer (leaks included). malloc returns
 # NULL for an impossible size, as the code under test expects (it reports the failure).
@@ -75,7 +76,7 @@ test-sanitize: deps-test
 	@cmake --build $(BUILD)-asan -j $(JOBS)
 	cd $(BUILD)-asan && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1 \
 	  UBSAN_OPTIONS=print_stacktrace=1 \
-	  ctest --output-on-failure --timeout 1500
+	  ctest --output-on-failure -j $(JOBS) --timeout 1500
 
 # The fuzz targets (fuzz/): FUZZ_SECONDS each (default 600); fuzz-ci runs each for a minute.
 fuzz: deps-fuzz
