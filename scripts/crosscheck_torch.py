@@ -176,14 +176,7 @@ def main():
             print(f"{'convlab ' + name:34s} {r['rel_l2']:10.3e} {r.get('max_abs', float('nan')):10.3e} "
                   f"{(100 * frac if frac is not None else float('nan')):19.2f}%  {r.get('math', '')}")
     print()
-    for c in checks:
-        if "rel_diff" in c:
-            print(f"{'AGREE   ' if c['ok'] else 'DISAGREE'} {c['check']}: {c['a']:.4g} vs {c['b']:.4g} "
-                  f"({100 * c['rel_diff']:.1f} %, tolerance {100 * c['tolerance']:.0f} %)")
-        else:
-            print(f"MISSING  {c['check']}: {c['note']}")
-    ok = all(c["ok"] for c in checks)
-    print("crosscheck:", "all checks agree" if ok else "some checks disagree")
+    ok = print_checks(checks)
 
     if args.out:
         write_doc(args.out, {"shape": {"N": N, "C": C, "O": O, "L": L, "K": K, "D": D, "bias": int(b is not None)},
@@ -200,6 +193,19 @@ def write_doc(path, doc):
         json.dump(doc, f, indent=2)
         f.write("\n")
     os.replace(tmp, path)
+
+
+def print_checks(checks):
+    """One line per check (AGREE, DISAGREE or MISSING) and the summary; True when there are checks and all agree."""
+    for c in checks:
+        if "rel_diff" in c:
+            print(f"{'AGREE   ' if c['ok'] else 'DISAGREE'} {c['check']}: {c['a']:.4g} vs {c['b']:.4g} "
+                  f"({100 * c['rel_diff']:.1f} %, tolerance {100 * c['tolerance']:.0f} %)")
+        else:
+            print(f"MISSING  {c['check']}: {c['note']}")
+    ok = bool(checks) and all(c["ok"] for c in checks)
+    print("crosscheck:", "all checks agree" if ok else "some checks disagree")
+    return ok
 
 
 def grouped_main(args, torch, F, bench, x, w, b, st):
@@ -309,14 +315,7 @@ def grouped_main(args, torch, F, bench, x, w, b, st):
                   f"{(100 * frac if frac is not None else float('nan')):19.2f}% {r.get('time_median_ms', float('nan')):8.3f} "
                   f"{r.get('gbps', float('nan')):8.0f}  {r.get('algo', '')}")
     print()
-    for c in checks:
-        if "rel_diff" in c:
-            print(f"{'AGREE   ' if c['ok'] else 'DISAGREE'} {c['check']}: {c['a']:.4g} vs {c['b']:.4g} "
-                  f"({100 * c['rel_diff']:.1f} %, tolerance {100 * c['tolerance']:.0f} %)")
-        else:
-            print(f"MISSING  {c['check']}: {c['note']}")
-    ok = bool(checks) and all(c["ok"] for c in checks)
-    print("crosscheck:", "all checks agree" if ok else "some checks disagree")
+    ok = print_checks(checks)
     if args.out:
         write_doc(args.out, {"shape": dict(shape), "torch": torch.__version__, "cudnn": torch.backends.cudnn.version(),
                              "device": torch.cuda.get_device_name(0), "torch_results": results, "checks": checks,
