@@ -292,6 +292,8 @@ typedef struct sample_scratch {
   int order_sensitive;
   c1d_explanation *out; /* where the order ratio is reported */
   int no_narrow;        /* choose leaves sums kept in fp16 or bf16 out (and a sum stored before SiLU) */
+  int stored_mark_known; /* stored_sum_mark is computed (on first need) */
+  int stored_mark;
 } sample_scratch;
 
 static const double *sample_delta(const c1d_classifier_input *in, int model, sample_scratch *sc) {
@@ -348,7 +350,8 @@ static int order_sensitive(const c1d_classifier_input *in, sample_scratch *sc) {
 }
 
 
-/* The marks of a sum stored in y's type before SiLU, on the sample (sc->a is scratch). Either of the
+/* The marks of a sum stored in y's type before SiLU, on the sample, computed the first time a decision
+ * needs them (they depend on the sample alone). Either of the
  * outputs that differ from the contract's (the oracle rounded once), at least half equal the stored
  * sum's SiLU rounded once, exactly, and at least 1 % of the sample does (SiLU in fp32 on the stored sum);
  * or SiLU evaluated in y's own type (PyTorch 1.13's CPU bf16 F.silu: within 1.74 ulps): the output is a
@@ -365,7 +368,17 @@ static int cmp_key_val(const void *a, const void *b) {
   return p->val < q->val ? -1 : p->val > q->val;
 }
 
+static int stored_sum_mark_of(const c1d_classifier_input *in, sample_scratch *sc);
+
 static int stored_sum_mark(const c1d_classifier_input *in, sample_scratch *sc) {
+  if (!sc->stored_mark_known) {
+    sc->stored_mark = stored_sum_mark_of(in, sc);
+    sc->stored_mark_known = !sc->failed;
+  }
+  return sc->stored_mark;
+}
+
+static int stored_sum_mark_of(const c1d_classifier_input *in, sample_scratch *sc) {
   const double *dl = sample_delta(in, C1D_MODEL_PRE_ACT_ROUNDED, sc);
   if (!dl) return 0;
   const c1d_model_sample *sm = in->sample;
@@ -381,9 +394,10 @@ static int stored_sum_mark(const c1d_classifier_input *in, sample_scratch *sc) {
     const int64_t i = sm->idx[j];
     const float a = in->cand[i];
     if (!isfinite(a) || !isfinite(in->ref[i]) || c1d_act_underflows(&in->layout, i, in->ref[i])) continue;
-    const float v = in->layout.act_v[i];
-    kv[used++] = (key_val){c1d_float_bits(dt == 1 ? c1d_round_bf16(v) : c1d_round_fp16(v)), c1d_float_bits(a)};
-    const double e = ((double)a - (in->ref[i] + dl[j])) / (2.0 * store_half_spacing(dt == 1 ? STORE_BF16 : STORE_FP16, a));
+    const float stored = correctly_rounded(dt, (double)in->layout.act_v[i]);
+    kv[used++] = (key_val){c1d_float_bits(stored), c1d_float_bits(a)};
+    const double ulp = 2.0 * store_half_spacing(dt == 1 ? STORE_BF16 : STORE_FP16, a);
+    const double e = ((double)a - (in->ref[i] + dl[j])) / ulp;
     if (isfinite(e)) sum_e += e;
     if (a == correctly_rounded(dt, in->ref[i])) continue;
     differ++;
@@ -673,6 +687,21 @@ static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_p
   return 0;
 }
 
+/* full_pass_run under x, then the tests on its marks; *marked: the offending elements. On failure
+ * nothing is left to free. */
+static int full_pass_tested(const c1d_classifier_input *in, const explan *x, full_pass *p, c1d_test_result *t,
+                            int64_t *marked) {
+  if (full_pass_run(in, x, p) != 0) return -1;
+  if (c1d_run_tests(&in->layout, in->noise, p->q2, p->mark, t) != 0) {
+    full_pass_free(p);
+    return -1;
+  }
+  const int64_t M = in->layout.N * in->layout.O * in->layout.L;
+  *marked = 0;
+  for (int64_t i = 0; i < M; i++) *marked += p->mark[i] != 0;
+  return 0;
+}
+
 // --- the verdict in words -----------------------------------------------------------------------
 
 static void describe_explanation(const explan *x, int alt, char *buf, size_t size) {
@@ -931,17 +960,11 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
   // Every element under the chosen (or closest) explanation.
   full_pass fp;
   c1d_test_result ts;
-  if (full_pass_run(in, &ch.x, &fp) != 0) {
+  int64_t marked;
+  if (full_pass_tested(in, &ch.x, &fp, &ts, &marked) != 0) {
     free(sc.a);
     return -1;
   }
-  if (c1d_run_tests(lay, in->noise, fp.q2, fp.mark, &ts) != 0) {
-    full_pass_free(&fp);
-    free(sc.a);
-    return -1;
-  }
-  int64_t marked = 0;
-  for (int64_t i = 0; i < M; i++) marked += fp.mark[i] != 0;
   /* A narrow accumulator spreads its errors over the output as rounding does. Where it is the
    * explanation, yet the best float32 one fits the bulk and its tests find a structured region (an
    * edge, channels or a group, batches, positions, tiles), that region is a bug that the narrow
@@ -954,11 +977,11 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
     full_pass fw;
     c1d_test_result tw;
     c1d_region rw;
+    int64_t marked_wide;
     int rc = sc.failed ? -1 : 0, have = 0;
-    if (rc == 0 && wide.fits && (rc = full_pass_run(in, &wide.x, &fw)) == 0) {
+    if (rc == 0 && wide.fits && (rc = full_pass_tested(in, &wide.x, &fw, &tw, &marked_wide)) == 0) {
       have = 1;
-      rc = c1d_run_tests(lay, in->noise, fw.q2, fw.mark, &tw);
-      if (rc == 0) rc = c1d_describe_marks(fw.mark, lay, count, &rw);
+      rc = c1d_describe_marks(fw.mark, lay, count, &rw);
     }
     if (rc != 0) {
       if (have) full_pass_free(&fw);
@@ -991,14 +1014,10 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
     px.act = 0;
     full_pass fw;
     c1d_test_result tw;
-    int rc = sc.failed ? -1 : 0, have = 0;
     int64_t marked_px = 0;
-    if (rc == 0 && has_mark && (rc = full_pass_run(in, &px, &fw)) == 0) {
-      have = 1;
-      rc = c1d_run_tests(lay, in->noise, fw.q2, fw.mark, &tw);
-      for (int64_t i = 0; rc == 0 && i < M; i++) marked_px += fw.mark[i] != 0;
-    }
-    const ratios r = rc == 0 && have ? sample_ratio(in, &px, &sc) : (ratios){0};
+    int rc = sc.failed ? -1 : 0, have = 0;
+    if (rc == 0 && has_mark && (rc = full_pass_tested(in, &px, &fw, &tw, &marked_px)) == 0) have = 1;
+    const ratios r = have ? sample_ratio(in, &px, &sc) : (ratios){0};
     if (rc != 0 || sc.failed) {
       if (have) full_pass_free(&fw);
       full_pass_free(&fp);
@@ -1052,13 +1071,12 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
     if (ch2.fits) {
       full_pass fp2;
       c1d_test_result ts2;
-      if (full_pass_run(&in2, &ch2.x, &fp2) != 0 || c1d_run_tests(lay, in2.noise, fp2.q2, fp2.mark, &ts2) != 0) {
+      int64_t marked2;
+      if (full_pass_tested(&in2, &ch2.x, &fp2, &ts2, &marked2) != 0) {
         full_pass_free(&fp);
         free(sc.a);
         return -1;
       }
-      int64_t marked2 = 0;
-      for (int64_t i = 0; i < M; i++) marked2 += fp2.mark[i] != 0;
       full_pass_free(&fp2);
       order_explains = marked2 == 0;
     }

@@ -9,6 +9,7 @@
 
 #include "numerics/activation.h"
 #include "numerics/arith.h"
+#include "reference/dtype.h"
 #include "reference/oracle.h"
 
 static float round_tf32_rne(float f) {
@@ -90,9 +91,7 @@ static double act_of(const c1d_shape *s, double v) { return s->act == C1D_ACT_SI
  * framework does that runs the convolution and the activation as two operators on bf16/fp16 tensors. */
 static double pre_act(const c1d_shape *s, const c1d_model_inputs *mi, double v) {
   if (!mi->spec.pre_act_to_y || s->act == C1D_ACT_NONE) return v;
-  const c1d_rounding r = s->dt.y == C1D_DTYPE_BF16 ? C1D_ROUND_BF16 : s->dt.y == C1D_DTYPE_F16 ? C1D_ROUND_FP16
-                                                                                               : C1D_ROUND_NONE;
-  return (double)c1d_round_as(r, (float)v);
+  return (double)c1d_round_to_dtype(s->dt.y, (float)v);
 }
 static double act_slope(const c1d_shape *s, double v) { return s->act == C1D_ACT_SILU ? c1d_silu_deriv_f64(v) : 1.0; }
 
