@@ -165,9 +165,12 @@ int main(int argc, char **argv) {
   char shape_text[160];
   c1d_shape_format(&s, shape_text, sizeof shape_text);
   const double gflop = c1d_flops(&s) * 1e-9;
-  const char *no_avx = getenv("C1D_ORACLE_NO_AVX512");
-  __builtin_cpu_init();
-  const int avx512 = __builtin_cpu_supports("avx512f") && !(no_avx && no_avx[0] && strcmp(no_avx, "0"));
+  c1d_oracle_kernel kernel;
+  if (c1d_oracle_kernel_select(&kernel) != C1D_OK) {
+    fprintf(stderr, "bench_oracle: %s\n", c1d_error_detail());
+    rc = 2;
+    goto cleanup;
+  }
   printf("bench_oracle: %s, %.3f GFLOP per run (2*N*O*L*C*K), median of %lld after a warm-up\n",
          shape_text, gflop, repeats);
   printf("threads: OpenMP %d, OpenBLAS %d (%s)\n", omp_get_max_threads(), openblas_get_num_threads(),
@@ -219,7 +222,7 @@ int main(int argc, char **argv) {
   const int agree = max_diff <= 1e-12 * max_m && max_mdiff <= m_tol;
   const double g_oracle = gflop / t_oracle, g_blas = gflop / t_blas, ratio = g_oracle / g_blas;
   printf("oracle (y and m, float64, %s kernel): %9.2f ms  %7.2f GFLOP/s\n",
-         avx512 ? "AVX-512" : "portable C", t_oracle * 1e3, g_oracle);
+         c1d_oracle_kernel_name(kernel), t_oracle * 1e3, g_oracle);
   printf("im2col + OpenBLAS DGEMM (y only):     %9.2f ms  %7.2f GFLOP/s\n", t_blas * 1e3, g_blas);
   printf("im2col + 2 OpenBLAS DGEMMs (y and m): %9.2f ms  %7.2f GFLOP/s  (context: the oracle's work; "
          "oracle/this = %.2f)\n",

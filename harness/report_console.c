@@ -185,7 +185,9 @@ static void print_title(FILE *f, const c1d_report_meta *meta, const c1d_run_resu
                "rows all of it)\n",
             (long long)r->cpu_batch_rows - 1, (long long)r->shape.N,
             100.0 * (double)r->cpu_batch_rows / (double)r->shape.N);
-  fprintf(f, "oracle: float64 on the %s, %.2f s", r->oracle, r->oracle_ms * 1e-3);
+  fprintf(f, "oracle: float64 on the %s", r->oracle);
+  if (r->oracle_kernel) fprintf(f, " (%s kernel)", r->oracle_kernel);
+  fprintf(f, ", %.2f s", r->oracle_ms * 1e-3);
   if (meta->machine)
     fprintf(f, "; %d CPU threads%s%s", meta->machine->threads, meta->machine->has_gpu ? ", " : "",
             meta->machine->has_gpu ? meta->machine->gpu_name : "");

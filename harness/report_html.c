@@ -214,8 +214,9 @@ static void header(FILE *f, const c1d_report_meta *meta, const c1d_run_results *
     fputs("from files", f);
   else
     fprintf(f, "%s, seed %llu", c1d_dist_name(r->dist), (unsigned long long)r->seed);
-  fprintf(f, ", %d trial%s &nbsp;<b>oracle</b> float64 on the %s, %.2f s</p>\n", r->trials,
-          r->trials == 1 ? "" : "s", r->oracle ? r->oracle : "?", r->oracle_ms / 1e3);
+  fprintf(f, ", %d trial%s &nbsp;<b>oracle</b> float64 on the %s%s%s%s, %.2f s</p>\n", r->trials,
+          r->trials == 1 ? "" : "s", r->oracle ? r->oracle : "?", r->oracle_kernel ? " (" : "",
+          r->oracle_kernel ? r->oracle_kernel : "", r->oracle_kernel ? " kernel)" : "", r->oracle_ms / 1e3);
   if (meta->machine) {
     fputs("<p class=\"meta\"><b>machine</b> ", f);
     c1d_svg_escape(f, meta->machine->cpu);

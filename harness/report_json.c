@@ -362,6 +362,7 @@ cJSON *c1d_report_json(const c1d_report_meta *meta, const c1d_run_results *r) {
   cJSON_AddItemToObject(root, "tolerances", tolerances_json(r));
   cJSON *oracle = cJSON_AddObjectToObject(root, "oracle");
   add_str(oracle, "backend", r->oracle);
+  if (r->oracle_kernel) add_str(oracle, "kernel", r->oracle_kernel);
   add_num(oracle, "time_ms", r->oracle_ms);
   cJSON *impls = cJSON_AddArrayToObject(root, "implementations");
   for (int i = 0; i < r->n_impls && impls; i++) cJSON_AddItemToArray(impls, impl_json(&r->impls[i]));

@@ -155,6 +155,7 @@ typedef struct c1d_run_results {
   int64_t cpu_batch_rows;   /* the config's: CPU rows cover batch rows [0, cpu_batch_rows) (0: all) */
   double atol, rtol, lambda;
   const char *oracle;       /* "cpu" or "gpu": the one used */
+  const char *oracle_kernel; /* the CPU oracle's kernel set ("avx512", "avx2", "portable"); NULL on the GPU */
   double oracle_ms;         /* wall time of the oracle, summed over trials */
   double models_ms;         /* wall time of the explainer's rounding models, summed over trials */
   int n_impls;              /* implementations then candidates, in config order */

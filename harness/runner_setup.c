@@ -245,6 +245,13 @@ c1d_status c1d_run_results_init(const c1d_run_config *cfg, c1d_run_results *r) {
   r->rtol = cfg->rtol;
   r->lambda = cfg->lambda;
   r->oracle = c1d_run_resolve_oracle(cfg) == C1D_ORACLE_GPU ? "gpu" : "cpu";
+  r->oracle_kernel = NULL;
+  if (strcmp(r->oracle, "cpu") == 0) { /* a bad C1D_ORACLE_KERNEL fails here, before any work */
+    c1d_oracle_kernel k;
+    c1d_status st = c1d_oracle_kernel_select(&k);
+    if (st != C1D_OK) return st;
+    r->oracle_kernel = c1d_oracle_kernel_name(k);
+  }
   r->n_impls = cfg->n_impls + cfg->n_candidates;
   r->impls = calloc((size_t)r->n_impls, sizeof *r->impls);
   if (!r->impls) return c1d_fail(C1D_ERR_NO_MEMORY, "cannot allocate the result table");

@@ -5,13 +5,12 @@
  *   acc = b[o] (or +0), then for c = 0..C-1, for k = 0..K-1: acc = acc + w[o,c,k]*x[n,c,t+k*D-pad],
  * padding taps included (their product is zero, which leaves a nonzero sum unchanged). Each product of
  * two floats has at most 48 significant bits, so it is exact in double and fma(w, x, acc) rounds exactly
- * like acc + w*x: the AVX-512 microkernel (explicit fma) and the portable C one (mul then add under
- * -ffp-contract=off) give the same bits.
+ * like acc + w*x: the AVX-512 and AVX2 microkernels (explicit fma) and the portable C one (mul then add
+ * under -ffp-contract=off) give the same bits.
  *
  * m's order: the same taps, split into reduction chunks of kc = max(KC/K, 1)*K channel-taps (whole
  * channels; the split depends on K only). Per chunk a float32 partial p = 0, then p = fmaf(|w|, |x|, p)
- * in tap order (one rounding per tap: the AVX-512 kernel by _mm512_fmadd_ps, the portable one by fmaf,
- * so both give the same bits); then the double m = |b| (or +0), m = m + (double)p chunk after chunk.
+ * in tap order (one rounding per tap: _mm512_fmadd_ps, _mm256_fmadd_ps or fmaf, the same bits); then the double m = |b| (or +0), m = m + (double)p chunk after chunk.
  * Error: each partial is within gamma_kc(2^-24) = kc*2^-24/(1 - kc*2^-24) of its exact sum (all terms
  * are >= 0), and the double adds add about (C*K/kc + 1)*2^-53, so m is accurate to about 4e-6 relative
  * for KC = 64 (c1d_oracle_mag_rel_bound gives the bound; every error bound built on m scales with it).
@@ -27,9 +26,11 @@
  *    positions, double [step][x x NR] and float [step][|x| x NR] (zero where a tap reads before t=0 or
  *    past L). One x micro-panel stays in L1 while the chunk's w panels stream past it from L2.
  *  - Running double sums (y and m) live in a per-thread tile buffer between chunks (spilling a running
- *    sum to memory does not change its order). The AVX-512 microkernel holds MR x NR y sums in 2*MR zmm
- *    of doubles and the chunk's MR x NR float m partials in MR zmm of floats (3*MR = 24 of the 32
- *    registers for MR = 8); all its loads are aligned. Finished rows go out with streaming stores.
+ *    sum to memory does not change its order). The microkernels (one file per instruction set,
+ *    reference/oracle_kernels.h) hold a micro-tile's sums in registers; all their loads are aligned.
+ *    Finished rows go out with streaming stores.
+ *  - The kernel set is chosen at run time: AVX-512 where the CPU has it, else AVX2 + FMA, else the
+ *    portable C one; C1D_ORACLE_KERNEL=avx512|avx2|portable forces one (c1d_oracle_kernel_select).
  * The computation is bound by fma throughput: per channel-tap and micro-tile 2*MR double fmas for y (as a
  * DGEMM of the same shape) and MR float fmas for m, 1.5 times a DGEMM's fma instructions.
  *
@@ -45,20 +46,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__x86_64__) || defined(__i386__)
+#include "reference/oracle_kernels.h"
+
+#if C1D_ORACLE_X86
 #include <immintrin.h>
-#define C1D_X86 1
 #endif
 
-#define ORACLE_MR 8 /* a macro, so that the AVX-512 kernel can unroll its rows: 6 or 8 */
 enum {
-  MR = ORACLE_MR, /* output channels per microkernel */
-  NR = 16,      /* positions per microkernel: two zmm of doubles, one zmm of floats */
+  MR = C1D_ORACLE_MR, /* output channels per microkernel */
+  NR = C1D_ORACLE_NR, /* positions per microkernel */
   OB_MAX = 264, /* output channels per tile at most (a multiple of MR): each x panel serves 33 w panels */
   TB = 128,     /* positions per tile (a multiple of NR): the tile's sums, OB_MAX*TB*16 bytes, stay in L2 */
-  KC = C1D_ORACLE_KC /* channel-taps per reduction chunk: a 12 KiB x micro-panel stays in L1 */
+  KC = C1D_ORACLE_KC, /* channel-taps per reduction chunk: a 12 KiB x micro-panel stays in L1 */
+  ACC_BLOCK = C1D_ORACLE_ACC_BLOCK /* one micro-tile of double sums: MR x NR y, then MR x NR m */
 };
-enum { ACC_BLOCK = 2 * MR * NR }; /* one micro-tile of double sums: MR x NR y, then MR x NR m */
 
 /* Everything the tile workers share. */
 typedef struct oracle_plan {
@@ -71,106 +72,55 @@ typedef struct oracle_plan {
   int64_t n_micro_rows, cchunk, ob, n_ob, n_tb, n_tiles;
 } oracle_plan;
 
-/* One microkernel call on a micro-tile of MR rows x NR positions, over one whole reduction chunk of
- * `steps` channel-taps: x micro-panel xp ([step][x x NR]) and ax ([step][|x| x NR]), w micro-panel wp
- * ([step][w x MR]) and aw ([step][|w| x MR]). Starting from the block `in` (MR x NR y sums, then MR x NR
- * m sums), adds the taps to y, sums |w|*|x| into a float partial from 0 and adds that to m, and stores
- * the block `out` (which may be `in`). */
-typedef void (*microkernel_fn)(const double *xp, const float *ax, const double *wp, const float *aw,
-                               int64_t steps, const double *in, double *out);
+// --- which kernels run ----------------------------------------------------------------------------
 
-/* Copies n doubles from an L2-resident tile row to the output tensor. */
-typedef void (*copy_fn)(double *dst, const double *src, int64_t n);
+static const char *const kernel_names[] = {"portable", "avx2", "avx512"};
 
-/* Converts tap windows of x into x micro-panels; see pack_x_generic. */
-typedef void (*pack_fn)(const c1d_shape *s, const float *x, int64_t n, int64_t c0, int64_t cc,
-                        int64_t t0, int64_t tcols, int64_t kc, double *xp, float *ax);
+const char *c1d_oracle_kernel_name(c1d_oracle_kernel k) {
+  return (unsigned)k < sizeof kernel_names / sizeof kernel_names[0] ? kernel_names[k] : "?";
+}
 
-// --- microkernels -------------------------------------------------------------------------------
+int c1d_oracle_kernel_available(c1d_oracle_kernel k) {
+  if (k == C1D_ORACLE_KERNEL_PORTABLE) return 1;
+#if C1D_ORACLE_X86
+  __builtin_cpu_init();
+  if (k == C1D_ORACLE_KERNEL_AVX2) return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (k == C1D_ORACLE_KERNEL_AVX512) return __builtin_cpu_supports("avx512f");
+#endif
+  return 0;
+}
 
-static void microkernel_generic(const double *xp, const float *ax, const double *wp, const float *aw,
-                                int64_t steps, const double *in, double *out) {
-  double ya[MR][NR];
-  float mp[MR][NR] = {{0.0f}};
-  memcpy(ya, in, sizeof ya);
-  for (int64_t st = 0; st < steps; st++, xp += NR, ax += NR, wp += MR, aw += MR)
-    for (int i = 0; i < MR; i++)
-      for (int j = 0; j < NR; j++) {
-        ya[i][j] = ya[i][j] + wp[i] * xp[j]; /* exact product, one rounding: equals fma */
-        mp[i][j] = fmaf(aw[i], ax[j], mp[i][j]); /* not exact in float: the fma is explicit */
+c1d_status c1d_oracle_kernel_select(c1d_oracle_kernel *k) {
+  const char *forced = getenv("C1D_ORACLE_KERNEL");
+  if (forced && forced[0]) {
+    for (int i = 0; i < C1D_ORACLE_KERNEL_COUNT; i++)
+      if (strcmp(forced, kernel_names[i]) == 0) {
+        if (!c1d_oracle_kernel_available((c1d_oracle_kernel)i))
+          return c1d_fail(C1D_ERR_UNSUPPORTED, "C1D_ORACLE_KERNEL=%s, but this CPU cannot run it (%s)", forced,
+                          i == C1D_ORACLE_KERNEL_AVX512 ? "no AVX-512F"
+                          : C1D_ORACLE_X86              ? "no AVX2 with FMA"
+                                                        : "not an x86 CPU");
+        *k = (c1d_oracle_kernel)i;
+        return C1D_OK;
       }
-  memcpy(out, ya, sizeof ya);
-  for (int i = 0; i < MR; i++)
-    for (int j = 0; j < NR; j++)
-      out[MR * NR + i * NR + j] = in[MR * NR + i * NR + j] + (double)mp[i][j];
+    return c1d_fail(C1D_ERR_USAGE, "C1D_ORACLE_KERNEL must be avx512, avx2 or portable (got '%.40s')", forced);
+  }
+  *k = C1D_ORACLE_KERNEL_PORTABLE;
+  for (int i = C1D_ORACLE_KERNEL_COUNT - 1; i > 0; i--)
+    if (c1d_oracle_kernel_available((c1d_oracle_kernel)i)) {
+      *k = (c1d_oracle_kernel)i;
+      break;
+    }
+  return C1D_OK;
 }
 
-static void copy_generic(double *dst, const double *src, int64_t n) {
-  memcpy(dst, src, (size_t)n * sizeof(double));
-}
-
-#if C1D_X86
-#if ORACLE_MR == 8
-#define FOR_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
-#elif ORACLE_MR == 6
-#define FOR_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
-#else
-#error "the AVX-512 microkernel is written for MR = 6 or 8"
+static const c1d_oracle_kernels *kernels_of(c1d_oracle_kernel k) {
+#if C1D_ORACLE_X86
+  if (k == C1D_ORACLE_KERNEL_AVX512) return &c1d_oracle_avx512_kernels;
+  if (k == C1D_ORACLE_KERNEL_AVX2) return &c1d_oracle_avx2_kernels;
 #endif
-
-__attribute__((target("avx512f"))) static void microkernel_avx512(const double *xp, const float *ax,
-                                                                  const double *wp, const float *aw,
-                                                                  int64_t steps, const double *in,
-                                                                  double *out) {
-#define LOAD_ROW(i)                                        \
-  __m512d y##i##0 = _mm512_load_pd(in + (i) * NR);         \
-  __m512d y##i##1 = _mm512_load_pd(in + (i) * NR + 8);     \
-  __m512 m##i = _mm512_setzero_ps();
-  FOR_ROWS(LOAD_ROW)
-#undef LOAD_ROW
-  for (int64_t st = 0; st < steps; st++, xp += NR, ax += NR, wp += MR, aw += MR) {
-    const __m512d x0 = _mm512_load_pd(xp), x1 = _mm512_load_pd(xp + 8);
-    const __m512 a = _mm512_load_ps(ax);
-#define STEP(i)                                             \
-  {                                                         \
-    const __m512d wv = _mm512_set1_pd(wp[i]);               \
-    y##i##0 = _mm512_fmadd_pd(wv, x0, y##i##0);             \
-    y##i##1 = _mm512_fmadd_pd(wv, x1, y##i##1);             \
-    m##i = _mm512_fmadd_ps(_mm512_set1_ps(aw[i]), a, m##i); \
-  }
-    FOR_ROWS(STEP)
-#undef STEP
-  }
-  /* m = m + (double)partial, lane by lane. */
-#define STORE_ROW(i)                                                                               \
-  _mm512_store_pd(out + (i) * NR, y##i##0);                                                        \
-  _mm512_store_pd(out + (i) * NR + 8, y##i##1);                                                    \
-  {                                                                                                \
-    const double *mi = in + MR * NR + (i) * NR;                                                    \
-    const __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(m##i));                              \
-    const __m512d hi =                                                                             \
-        _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(m##i), 1)));       \
-    _mm512_store_pd(out + MR * NR + (i) * NR, _mm512_add_pd(_mm512_load_pd(mi), lo));             \
-    _mm512_store_pd(out + MR * NR + (i) * NR + 8, _mm512_add_pd(_mm512_load_pd(mi + 8), hi));     \
-  }
-  FOR_ROWS(STORE_ROW)
-#undef STORE_ROW
+  return &c1d_oracle_portable_kernels;
 }
-#undef FOR_ROWS
-
-/* Whole 64-byte lines of the destination by streaming stores (the output is written once and not
- * read back here, so it need not pass through the caches); the partial lines at either end, which a
- * neighbouring tile may share, by ordinary stores. */
-__attribute__((target("avx512f"))) static void copy_stream_avx512(double *dst, const double *src,
-                                                                  int64_t n) {
-  int64_t head = (int64_t)(((64 - ((uintptr_t)dst & 63)) & 63) / sizeof(double));
-  if (((uintptr_t)dst & 7) != 0 || head > n) head = n; /* not double-aligned, or no whole line */
-  int64_t i = 0;
-  for (; i < head; i++) dst[i] = src[i];
-  for (; i + 8 <= n; i += 8) _mm512_stream_pd(dst + i, _mm512_loadu_pd(src + i));
-  for (; i < n; i++) dst[i] = src[i];
-}
-#endif
 
 // --- operand packing ----------------------------------------------------------------------------
 
@@ -196,83 +146,12 @@ static void pack_w(const c1d_shape *s, const float *w, double *wp, float *awp, i
     }
 }
 
-/* Positions t0..t0+tcols of channels c0..c0+cc of batch n into x micro-panels:
- * xp[tm][step = c*K + k][j] = x[n, c0+c, t0 + tm*NR + j + k*D - pad], ax[..][j] = |that| in float, and 0
- * where the source time is before 0 (causal padding) or at/after L (columns past the tensor). */
-static void pack_x_generic(const c1d_shape *s, const float *x, int64_t n, int64_t c0, int64_t cc,
-                           int64_t t0, int64_t tcols, int64_t kc, double *xp, float *ax) {
-  const int64_t K = s->K, L = s->L, pad = c1d_pad(s);
-  for (int64_t c = 0; c < cc; c++) {
-    const float *row = x + c1d_x_index(s, n, c0 + c, 0);
-    for (int64_t k = 0; k < K; k++) {
-      const int64_t step = c * K + k, shift = t0 + k * s->D - pad;
-      for (int64_t tm = 0; tm < tcols / NR; tm++) {
-        const int64_t at = (tm * kc + step) * NR;
-        for (int j = 0; j < NR; j++) {
-          const int64_t src = shift + tm * NR + j;
-          const float v = (src >= 0 && src < L) ? row[src] : 0.0f;
-          xp[at + j] = (double)v;
-          ax[at + j] = fabsf(v);
-        }
-      }
-    }
-  }
-}
-
-#if C1D_X86
-__attribute__((target("avx512f"))) static void pack_x_avx512(const c1d_shape *s, const float *x,
-                                                             int64_t n, int64_t c0, int64_t cc,
-                                                             int64_t t0, int64_t tcols, int64_t kc,
-                                                             double *xp, float *ax) {
-  const int64_t K = s->K, L = s->L, pad = c1d_pad(s);
-  const __m512i abs_mask = _mm512_set1_epi32(INT32_MAX);
-  for (int64_t c = 0; c < cc; c++) {
-    const float *row = x + c1d_x_index(s, n, c0 + c, 0);
-    for (int64_t k = 0; k < K; k++) {
-      const int64_t step = c * K + k, shift = t0 + k * s->D - pad;
-      for (int64_t tm = 0; tm < tcols / NR; tm++) {
-        const int64_t at = (tm * kc + step) * NR;
-        const int64_t src = shift + tm * NR;
-        __m512 v;
-        if (src >= 0 && src + NR <= L) {
-          v = _mm512_loadu_ps(row + src);
-        } else { /* a window that crosses t=0 or L: lanes outside the row read as zero */
-          const int64_t lo = src < 0 ? -src : 0, hi = L - src < NR ? L - src : NR;
-          const uint32_t mask = hi > lo ? (((1u << (hi - lo)) - 1u) << lo) & 0xffffu : 0u;
-          /* A masked-out lane is never accessed, so the unmasked lanes alone must lie in the row. */
-          v = _mm512_maskz_loadu_ps((__mmask16)mask,
-                                   (const void *)((uintptr_t)row + (uintptr_t)(src * 4)));
-        }
-        _mm512_store_pd(xp + at, _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
-        _mm512_store_pd(xp + at + 8, _mm512_cvtps_pd(_mm256_castpd_ps(
-                                         _mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))));
-        _mm512_store_ps(ax + at,
-                        _mm512_castsi512_ps(_mm512_and_epi32(_mm512_castps_si512(v), abs_mask)));
-      }
-    }
-  }
-}
-#endif
-
-/* The AVX-512 kernels where the CPU has them, unless C1D_ORACLE_NO_AVX512 is set to something other
- * than "0" (tests use it to check that both paths give the same bits). */
-static int use_avx512(void) {
-  const char *off = getenv("C1D_ORACLE_NO_AVX512");
-  if (off && off[0] && strcmp(off, "0") != 0) return 0;
-#if C1D_X86
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f") ? 1 : 0;
-#else
-  return 0;
-#endif
-}
-
 // --- one tile -----------------------------------------------------------------------------------
 
 /* Computes the tile (n, o0..o0+ob, t0..t0+TB) into acc ([im][tm] micro-tiles, ACC_BLOCK doubles each),
  * the first chunk starting from the bias blocks, and copies the part inside the tensor to y and mag.
  * xp and ax hold one chunk's x micro-panels. */
-static void run_tile(const oracle_plan *p, microkernel_fn kernel, pack_fn pack, copy_fn copy,
+static void run_tile(const oracle_plan *p, const c1d_oracle_kernels *kern,
                      int64_t tile, double *acc, double *xp, float *ax) {
   const c1d_shape *s = p->s;
   const int64_t ob_i = tile % p->n_ob, tb_i = (tile / p->n_ob) % p->n_tb, n = tile / (p->n_ob * p->n_tb);
@@ -285,13 +164,13 @@ static void run_tile(const oracle_plan *p, microkernel_fn kernel, pack_fn pack, 
   for (int64_t c0 = 0; c0 < C; c0 += p->cchunk) {
     const int64_t cc = C - c0 < p->cchunk ? C - c0 : p->cchunk, kc = cc * K;
     const int64_t wchunk = c0 * K * p->n_micro_rows * MR;
-    pack(s, p->x, n, c0, cc, t0, tmicro * NR, kc, xp, ax);
+    kern->pack_x(s, p->x, n, c0, cc, t0, tmicro * NR, kc, xp, ax);
     for (int64_t tm = 0; tm < tmicro; tm++) {
       const int64_t xat = tm * kc * NR;
       for (int64_t im = 0; im < omicro; im++) {
         const int64_t om = o0 / MR + im, wat = wchunk + om * kc * MR;
         double *blk = acc + (im * tmicro + tm) * ACC_BLOCK;
-        kernel(xp + xat, ax + xat, p->wp + wat, p->awp + wat, kc,
+        kern->microkernel(xp + xat, ax + xat, p->wp + wat, p->awp + wat, kc,
                c0 == 0 ? p->bias + om * ACC_BLOCK : blk, blk);
       }
     }
@@ -305,7 +184,7 @@ static void run_tile(const oracle_plan *p, microkernel_fn kernel, pack_fn pack, 
       for (int64_t tm = 0; tm < tmicro; tm++)
         memcpy(row + tm * NR, acc + (im * tmicro + tm) * ACC_BLOCK + pass * MR * NR + r * NR,
                NR * sizeof(double));
-      copy((pass ? p->mag : p->y) + at, row, tlen);
+      kern->copy_out((pass ? p->mag : p->y) + at, row, tlen);
     }
   }
 }
@@ -355,6 +234,9 @@ static c1d_status dense_oracle(const c1d_shape *s, const float *x, const float *
   c1d_status st = c1d_shape_validate(s);
   if (st != C1D_OK) return st;
   if (s->bias && !b) return c1d_fail(C1D_ERR_INVALID_SHAPE, "oracle: bias flag is 1 but b is NULL");
+  c1d_oracle_kernel which;
+  if ((st = c1d_oracle_kernel_select(&which)) != C1D_OK) return st;
+  const c1d_oracle_kernels *kern = kernels_of(which);
 
   double *wp = NULL, *bias = NULL, *scratch = NULL;
   size_t bytes = 0;
@@ -380,17 +262,6 @@ static c1d_status dense_oracle(const c1d_shape *s, const float *x, const float *
     goto cleanup;
   }
 
-  const int avx512 = use_avx512();
-  microkernel_fn kernel = microkernel_generic;
-  pack_fn pack = pack_x_generic;
-  copy_fn copy = copy_generic;
-#if C1D_X86
-  if (avx512) {
-    kernel = microkernel_avx512;
-    pack = pack_x_avx512;
-    copy = copy_stream_avx512;
-  }
-#endif
   float *awp = (float *)(wp + nw);
   pack_w(s, w, wp, awp, n_micro_rows, cchunk);
   /* The sum starts at the bias (the definition's order); rows past O start at zero. */
@@ -418,7 +289,7 @@ static c1d_status dense_oracle(const c1d_shape *s, const float *x, const float *
     double reported = 0.0;
 #pragma omp for schedule(dynamic, 1) nowait
     for (int64_t tile = 0; tile < plan.n_tiles; tile++) {
-      run_tile(&plan, kernel, pack, copy, tile, acc, xp, ax);
+      run_tile(&plan, kern, tile, acc, xp, ax);
       int64_t now;
 #pragma omp atomic capture
       now = ++done;
@@ -431,7 +302,7 @@ static c1d_status dense_oracle(const c1d_shape *s, const float *x, const float *
         }
       }
     }
-#if C1D_X86
+#if C1D_ORACLE_X86
     _mm_sfence(); /* streaming stores become visible before the region's closing barrier */
 #endif
   }

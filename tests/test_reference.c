@@ -1,7 +1,7 @@
 /* reference/: the float64 oracle against the definition's plain loops and against a double-double
  * evaluation of sampled elements; hand-computed cases of the operator's meaning (causal zero padding,
- * dilation, bias, K=1, C=1, L shorter than the receptive field); the AVX-512 and portable kernels giving
- * the same bits; and shape validation naming every bad value. */
+ * dilation, bias, K=1, C=1, L shorter than the receptive field); every kernel set this CPU runs
+ * (AVX-512, AVX2, portable) giving the same bits, and C1D_ORACLE_KERNEL's errors; and shape validation naming every bad value. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
 #include <math.h>
@@ -64,11 +64,6 @@ static const char *shape_text(const c1d_shape *s) {
   static char buf[128];
   c1d_shape_format(s, buf, sizeof buf);
   return buf;
-}
-
-static int cpu_has_avx512(void) {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx512f");
 }
 
 // --- the fast oracle against the definition's loops ---------------------------------------------
@@ -291,31 +286,88 @@ Test(semantics, sees_only_the_newest_tap_when_L_is_shorter_than_the_receptive_fi
 
 // --- kernels, threads, progress -----------------------------------------------------------------
 
-static c1d_shape bit_shapes[] = {
-    {.N = 2, .C = 37, .O = 29, .L = 301, .K = 5, .D = 3, .bias = 1},
-    {.N = 1, .C = 64, .O = 270, .L = 130, .K = 4, .D = 1, .bias = 0},
-    {.N = 3, .C = 3, .O = 7, .L = 9, .K = 9, .D = 2, .bias = 1},
+/* Odd shapes for the kernel sets: O and L off the 8 x 16 micro-tile and off the AVX2 sub-blocks, L
+ * shorter than a micro-tile and than the receptive field, windows crossing t = 0 and L, C*K over several
+ * reduction chunks (and K > KC: one channel a chunk), O over two channel blocks. */
+typedef struct kernel_case {
+  c1d_oracle_kernel kernel;
+  c1d_shape s;
+  c1d_dist dist;
+} kernel_case;
+
+#define KERNEL_SHAPES(kern)                                                                        \
+  {kern, {.N = 2, .C = 37, .O = 29, .L = 301, .K = 5, .D = 3, .bias = 1}, C1D_DIST_NORMAL},          \
+  {kern, {.N = 1, .C = 64, .O = 270, .L = 130, .K = 4, .D = 1, .bias = 0}, C1D_DIST_NORMAL},         \
+  {kern, {.N = 3, .C = 3, .O = 7, .L = 9, .K = 9, .D = 2, .bias = 1}, C1D_DIST_NORMAL},              \
+  {kern, {.N = 1, .C = 2, .O = 3, .L = 5, .K = 70, .D = 1, .bias = 1}, C1D_DIST_NORMAL},             \
+  {kern, {.N = 2, .C = 33, .O = 13, .L = 17, .K = 2, .D = 7, .bias = 0}, C1D_DIST_ILL_CONDITIONED},  \
+  {kern, {.N = 1, .C = 65, .O = 9, .L = 257, .K = 1, .D = 1, .bias = 1}, C1D_DIST_UNIFORM}
+
+static kernel_case kernel_cases[] = {
+    KERNEL_SHAPES(C1D_ORACLE_KERNEL_AVX2),
+    KERNEL_SHAPES(C1D_ORACLE_KERNEL_AVX512),
 };
 
-ParameterizedTestParameters(oracle, gives_identical_bits_with_avx512_and_portable_kernels) {
-  return cr_make_param_array(c1d_shape, bit_shapes, sizeof bit_shapes / sizeof bit_shapes[0]);
+ParameterizedTestParameters(oracle, gives_the_portable_kernels_bits_with_every_kernel_this_cpu_runs) {
+  return cr_make_param_array(kernel_case, kernel_cases, sizeof kernel_cases / sizeof kernel_cases[0]);
 }
 
-ParameterizedTest(c1d_shape *s, oracle, gives_identical_bits_with_avx512_and_portable_kernels) {
-  if (!cpu_has_avx512()) cr_skip_test("this CPU has no AVX-512: only the portable kernel runs");
-  unsetenv("C1D_ORACLE_NO_AVX512");
+ParameterizedTest(kernel_case *kc, oracle, gives_the_portable_kernels_bits_with_every_kernel_this_cpu_runs) {
+  const char *name = c1d_oracle_kernel_name(kc->kernel);
+  if (!c1d_oracle_kernel_available(kc->kernel)) cr_skip_test("this CPU cannot run the %s kernel", name);
+  const c1d_shape *s = &kc->s;
+  setenv("C1D_ORACLE_KERNEL", "portable", 1);
   fixture f;
-  fixture_make(&f, s, C1D_DIST_NORMAL, 31);
+  fixture_make(&f, s, kc->dist, 31);
   const size_t bytes = (size_t)c1d_y_count(s) * sizeof(double);
   double *y = malloc(bytes), *m = malloc(bytes);
-  setenv("C1D_ORACLE_NO_AVX512", "1", 1);
-  cr_assert_eq(c1d_oracle_f64(s, f.x, f.w, f.b, y, m, NULL, NULL), C1D_OK);
-  unsetenv("C1D_ORACLE_NO_AVX512");
-  cr_assert(memcmp(y, f.y, bytes) == 0, "%s: y differs between kernels", shape_text(s));
-  cr_assert(memcmp(m, f.mag, bytes) == 0, "%s: m differs between kernels", shape_text(s));
+  cr_assert(y && m);
+  for (int64_t i = 0; i < c1d_y_count(s); i++) y[i] = m[i] = NAN;
+  setenv("C1D_ORACLE_KERNEL", name, 1);
+  cr_assert_eq(c1d_oracle_f64(s, f.x, f.w, f.b, y, m, NULL, NULL), C1D_OK, "%s", c1d_error_detail());
+  unsetenv("C1D_ORACLE_KERNEL");
+  cr_assert(memcmp(y, f.y, bytes) == 0, "%s: y differs between the %s and portable kernels", shape_text(s), name);
+  cr_assert(memcmp(m, f.mag, bytes) == 0, "%s: m differs between the %s and portable kernels", shape_text(s), name);
   free(y);
   free(m);
   fixture_free(&f);
+}
+
+Test(oracle, runs_the_fastest_kernel_this_cpu_has_unless_told_otherwise) {
+  unsetenv("C1D_ORACLE_KERNEL");
+  c1d_oracle_kernel k;
+  cr_assert_eq(c1d_oracle_kernel_select(&k), C1D_OK);
+  for (int better = (int)k + 1; better < C1D_ORACLE_KERNEL_COUNT; better++)
+    cr_assert(!c1d_oracle_kernel_available((c1d_oracle_kernel)better), "%s chosen though %s runs here",
+              c1d_oracle_kernel_name(k), c1d_oracle_kernel_name((c1d_oracle_kernel)better));
+  setenv("C1D_ORACLE_KERNEL", "portable", 1);
+  cr_assert_eq(c1d_oracle_kernel_select(&k), C1D_OK);
+  cr_assert_eq(k, C1D_ORACLE_KERNEL_PORTABLE);
+  unsetenv("C1D_ORACLE_KERNEL");
+}
+
+Test(oracle, refuses_a_kernel_name_it_does_not_know_in_one_line) {
+  const c1d_shape s = {.N = 1, .C = 2, .O = 2, .L = 8, .K = 2, .D = 1, .bias = 0};
+  float x[16] = {1}, w[8] = {1};
+  double y[16], m[16];
+  setenv("C1D_ORACLE_KERNEL", "avx3", 1);
+  cr_assert_eq(c1d_oracle_f64(&s, x, w, NULL, y, m, NULL, NULL), C1D_ERR_USAGE);
+  unsetenv("C1D_ORACLE_KERNEL");
+  cr_assert(strstr(c1d_error_detail(), "C1D_ORACLE_KERNEL must be avx512, avx2 or portable (got 'avx3')"),
+            "%s", c1d_error_detail());
+}
+
+Test(oracle, refuses_a_kernel_this_cpu_cannot_run) {
+  int missing = -1;
+  for (int k = 0; k < C1D_ORACLE_KERNEL_COUNT; k++)
+    if (!c1d_oracle_kernel_available((c1d_oracle_kernel)k)) missing = k;
+  if (missing < 0) cr_skip_test("this CPU runs every kernel set");
+  const char *name = c1d_oracle_kernel_name((c1d_oracle_kernel)missing);
+  setenv("C1D_ORACLE_KERNEL", name, 1);
+  c1d_oracle_kernel k;
+  cr_assert_eq(c1d_oracle_kernel_select(&k), C1D_ERR_UNSUPPORTED);
+  unsetenv("C1D_ORACLE_KERNEL");
+  cr_assert(strstr(c1d_error_detail(), "this CPU cannot run it"), "%s", c1d_error_detail());
 }
 
 Test(oracle, gives_identical_bits_on_one_thread_and_on_three) {

@@ -1,0 +1,107 @@
+/* The oracle's AVX-512 kernels (x86 with AVX-512F): the whole MR x NR = 8 x 16 micro-tile in registers,
+ * y's sums in 2*MR zmm of doubles and the chunk's m partials in MR zmm of floats (24 of 32 registers);
+ * per step two x loads, one |x| load and 2*MR broadcasts feed 3*MR fmas. Same bits as every kernel
+ * set (reference/oracle_kernels.h). */
+#include "reference/oracle_kernels.h"
+
+#if C1D_ORACLE_X86
+#include <immintrin.h>
+#include <stdint.h>
+
+enum { MR = C1D_ORACLE_MR, NR = C1D_ORACLE_NR };
+_Static_assert(C1D_ORACLE_MR == 8 && C1D_ORACLE_NR == 16, "the AVX-512 kernel is written for 8 x 16");
+#define FOR_ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7)
+
+__attribute__((target("avx512f"))) static void microkernel_avx512(const double *xp, const float *ax,
+                                                                  const double *wp, const float *aw,
+                                                                  int64_t steps, const double *in,
+                                                                  double *out) {
+#define LOAD_ROW(i)                                        \
+  __m512d y##i##0 = _mm512_load_pd(in + (i) * NR);         \
+  __m512d y##i##1 = _mm512_load_pd(in + (i) * NR + 8);     \
+  __m512 m##i = _mm512_setzero_ps();
+  FOR_ROWS(LOAD_ROW)
+#undef LOAD_ROW
+  for (int64_t st = 0; st < steps; st++, xp += NR, ax += NR, wp += MR, aw += MR) {
+    const __m512d x0 = _mm512_load_pd(xp), x1 = _mm512_load_pd(xp + 8);
+    const __m512 a = _mm512_load_ps(ax);
+#define STEP(i)                                             \
+  {                                                         \
+    const __m512d wv = _mm512_set1_pd(wp[i]);               \
+    y##i##0 = _mm512_fmadd_pd(wv, x0, y##i##0);             \
+    y##i##1 = _mm512_fmadd_pd(wv, x1, y##i##1);             \
+    m##i = _mm512_fmadd_ps(_mm512_set1_ps(aw[i]), a, m##i); \
+  }
+    FOR_ROWS(STEP)
+#undef STEP
+  }
+  /* m = m + (double)partial, lane by lane. */
+#define STORE_ROW(i)                                                                               \
+  _mm512_store_pd(out + (i) * NR, y##i##0);                                                        \
+  _mm512_store_pd(out + (i) * NR + 8, y##i##1);                                                    \
+  {                                                                                                \
+    const double *mi = in + MR * NR + (i) * NR;                                                    \
+    const __m512d lo = _mm512_cvtps_pd(_mm512_castps512_ps256(m##i));                              \
+    const __m512d hi =                                                                             \
+        _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(m##i), 1)));       \
+    _mm512_store_pd(out + MR * NR + (i) * NR, _mm512_add_pd(_mm512_load_pd(mi), lo));             \
+    _mm512_store_pd(out + MR * NR + (i) * NR + 8, _mm512_add_pd(_mm512_load_pd(mi + 8), hi));     \
+  }
+  FOR_ROWS(STORE_ROW)
+#undef STORE_ROW
+}
+#undef FOR_ROWS
+
+__attribute__((target("avx512f"))) static void pack_x_avx512(const c1d_shape *s, const float *x,
+                                                             int64_t n, int64_t c0, int64_t cc,
+                                                             int64_t t0, int64_t tcols, int64_t kc,
+                                                             double *xp, float *ax) {
+  const int64_t K = s->K, L = s->L, pad = c1d_pad(s);
+  const __m512i abs_mask = _mm512_set1_epi32(INT32_MAX);
+  for (int64_t c = 0; c < cc; c++) {
+    const float *row = x + c1d_x_index(s, n, c0 + c, 0);
+    for (int64_t k = 0; k < K; k++) {
+      const int64_t step = c * K + k, shift = t0 + k * s->D - pad;
+      for (int64_t tm = 0; tm < tcols / NR; tm++) {
+        const int64_t at = (tm * kc + step) * NR;
+        const int64_t src = shift + tm * NR;
+        __m512 v;
+        if (src >= 0 && src + NR <= L) {
+          v = _mm512_loadu_ps(row + src);
+        } else { /* a window that crosses t=0 or L: lanes outside the row read as zero */
+          const int64_t lo = src < 0 ? -src : 0, hi = L - src < NR ? L - src : NR;
+          const uint32_t mask = hi > lo ? (((1u << (hi - lo)) - 1u) << lo) & 0xffffu : 0u;
+          /* A masked-out lane is never accessed, so the unmasked lanes alone must lie in the row. */
+          v = _mm512_maskz_loadu_ps((__mmask16)mask,
+                                   (const void *)((uintptr_t)row + (uintptr_t)(src * 4)));
+        }
+        _mm512_store_pd(xp + at, _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
+        _mm512_store_pd(xp + at + 8, _mm512_cvtps_pd(_mm256_castpd_ps(
+                                         _mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))));
+        _mm512_store_ps(ax + at,
+                        _mm512_castsi512_ps(_mm512_and_epi32(_mm512_castps_si512(v), abs_mask)));
+      }
+    }
+  }
+}
+
+/* Whole 64-byte lines of the destination by streaming stores (the output is written once and not
+ * read back here, so it need not pass through the caches); the partial lines at either end, which a
+ * neighbouring tile may share, by ordinary stores. */
+__attribute__((target("avx512f"))) static void copy_stream_avx512(double *dst, const double *src,
+                                                                  int64_t n) {
+  int64_t head = (int64_t)(((64 - ((uintptr_t)dst & 63)) & 63) / sizeof(double));
+  if (((uintptr_t)dst & 7) != 0 || head > n) head = n; /* not double-aligned, or no whole line */
+  int64_t i = 0;
+  for (; i < head; i++) dst[i] = src[i];
+  for (; i + 8 <= n; i += 8) _mm512_stream_pd(dst + i, _mm512_loadu_pd(src + i));
+  for (; i < n; i++) dst[i] = src[i];
+}
+
+const c1d_oracle_kernels c1d_oracle_avx512_kernels = {
+    .name = "avx512",
+    .microkernel = microkernel_avx512,
+    .pack_x = pack_x_avx512,
+    .copy_out = copy_stream_avx512,
+};
+#endif
