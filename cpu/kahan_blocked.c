@@ -12,12 +12,6 @@
 #include "numerics/arith.h"
 #include "reference/impl.h"
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define C1D_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define C1D_CLONES
-#endif
-
 /* p[t] = -comp[t] */
 C1D_CLONES static void row_negate(float *restrict p, const float *restrict comp, int64_t L) {
   for (int64_t t = 0; t < L; t++) p[t] = -comp[t];

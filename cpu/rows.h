@@ -7,14 +7,9 @@
 
 #include <stdint.h>
 
+#include "numerics/clones.h" /* C1D_CLONES marks the row loops */
 #include "reference/problem.h"
 
-/* Marks a row loop for run-time dispatch among the clones above (gcc on x86-64). */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define C1D_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-#else
-#define C1D_CLONES
-#endif
 
 /* acc[t] = fma(xs(t), w, acc[t]) for t in [0, L), where xs(t) = x_row[t - shift] and 0 for t < shift:
  * one tap of one input channel, with the causal zero padding of the definition (fma with a zero). */

@@ -39,6 +39,7 @@
 #include "reference/oracle.h"
 
 #include "numerics/activation.h"
+#include "numerics/clones.h"
 
 #include <math.h>
 #include <omp.h>
@@ -318,24 +319,43 @@ cleanup:
 
 // --- every problem: groups, initial states, SiLU ---------------------------------------------------
 
-/* Grouped convolution by its definition in double (few terms per output: the depthwise case), y and m. */
+/* y[t] += wv*x[t-shift] and m[t] += |wv*x[t-shift]| for t in [shift, L): one tap of one input channel
+ * over a row, the padding taps (t < shift) skipped as the definition skips them. Each product is exact
+ * in double, so every lane's sum is the definition's whatever the vector width. */
+C1D_CLONES static void row_add_products(double *restrict y, double *restrict m, const float *restrict x_row,
+                                        double wv, int64_t shift, int64_t L) {
+  const float *xs = x_row - shift;
+  if (m)
+    for (int64_t t = shift; t < L; t++) {
+      const double p = wv * (double)xs[t];
+      y[t] = y[t] + p;
+      m[t] = m[t] + fabs(p);
+    }
+  else
+    for (int64_t t = shift; t < L; t++) y[t] = y[t] + wv * (double)xs[t];
+}
+
+/* Grouped convolution by its definition in double (few terms per output: the depthwise case), y and m:
+ * per output acc = b, then c over o's group, k = 0..K-1, the padding taps skipped; row by row, so that
+ * the lanes are positions. */
 static void grouped_direct(const c1d_shape *s, const float *x, const float *w, const float *b, double *y,
                            double *mag) {
-  const int64_t cg = c1d_cin_per_group(s);
+  const int64_t cg = c1d_cin_per_group(s), L = s->L;
 #pragma omp parallel for schedule(dynamic, 1)
   for (int64_t no = 0; no < s->N * s->O; no++) {
     const int64_t n = no / s->O, o = no % s->O, c0 = c1d_group_first_c(s, o);
-    for (int64_t t = 0; t < s->L; t++) {
-      double acc = s->bias ? (double)b[o] : 0.0, m = s->bias ? fabs((double)b[o]) : 0.0;
-      for (int64_t c = c0; c < c0 + cg; c++)
-        for (int64_t k = c1d_first_tap(s, t); k < s->K; k++) {
-          const double p = (double)w[c1d_w_index(s, o, c, k)] * (double)x[c1d_x_index(s, n, c, c1d_source_time(s, t, k))];
-          acc += p;
-          m += fabs(p);
-        }
-      y[c1d_y_index(s, n, o, t)] = acc;
-      if (mag) mag[c1d_y_index(s, n, o, t)] = m;
+    double *yr = y + c1d_y_index(s, n, o, 0), *mr = mag ? mag + c1d_y_index(s, n, o, 0) : NULL;
+    const double bv = s->bias ? (double)b[o] : 0.0;
+    for (int64_t t = 0; t < L; t++) {
+      yr[t] = bv;
+      if (mr) mr[t] = fabs(bv);
     }
+    for (int64_t c = c0; c < c0 + cg; c++)
+      for (int64_t k = 0; k < s->K; k++) {
+        const int64_t shift = -c1d_source_time(s, 0, k); /* t - source time: (K-1-k)*D */
+        if (shift < L)
+          row_add_products(yr, mr, x + c1d_x_index(s, n, c, 0), (double)w[c1d_w_index(s, o, c, k)], shift, L);
+      }
   }
 }
 
