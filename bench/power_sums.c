@@ -11,6 +11,7 @@
 #include "bench/power_internal.h"
 #include "numerics/activation.h"
 #include "numerics/arith.h"
+#include "numerics/clones.h"
 
 typedef struct sum_ctx {
   const c1d_shape *s;
@@ -22,17 +23,17 @@ typedef struct sum_ctx {
 
 /* The input tap k reads for output t: x, the initial state before t = 0 (x's own: the 3xTF32 split
  * runs on the plain problem only), or the causal zero. */
-static float xv(const sum_ctx *q, const float *x, int64_t n, int64_t c, int64_t t, int64_t k) {
+static inline __attribute__((always_inline)) float xv(const sum_ctx *q, const float *x, int64_t n, int64_t c, int64_t t, int64_t k) {
   return c1d_x_at(q->s, x, x == q->x ? q->st : NULL, n, c, c1d_source_time(q->s, t, k));
 }
 
 float power_silu_libm(float v) { return v / (1.0f + expf(-v)); }
 
-static float wv(const sum_ctx *q, const float *w, int64_t o, int64_t c, int64_t k) {
+static inline __attribute__((always_inline)) float wv(const sum_ctx *q, const float *w, int64_t o, int64_t c, int64_t k) {
   return w[c1d_w_index(q->s, o, c, k)];
 }
 
-static float bias(const sum_ctx *q, int64_t o) { return q->b ? q->b[o] : 0.0f; }
+static inline __attribute__((always_inline)) float bias(const sum_ctx *q, int64_t o) { return q->b ? q->b[o] : 0.0f; }
 
 /* The scratch an element needs: the pairwise tree holds every term, tap_partial one partial a tap. */
 static int64_t scratch_size(int acc, const c1d_shape *s) {
@@ -42,7 +43,7 @@ static int64_t scratch_size(int acc, const c1d_shape *s) {
 }
 
 /* The sum of one output element over channels c0 .. c0+C-1 (o's group). */
-static float element_sum(int acc, const sum_ctx *q, int64_t n, int64_t o, int64_t t, float *scratch) {
+static inline __attribute__((always_inline)) float element_sum(int acc, const sum_ctx *q, int64_t n, int64_t o, int64_t t, float *scratch) {
   const c1d_shape *s = q->s;
   const int64_t k0 = c1d_first_tap(s, t), c0 = c1d_group_first_c(s, o), C = c0 + c1d_cin_per_group(s), K = s->K;
   float acc_v = 0.0f, part;
@@ -153,12 +154,23 @@ static float element_sum(int acc, const sum_ctx *q, int64_t n, int64_t o, int64_
 
 /* The element, then SiLU in float32: libm's in the orders that keep rounded products (pairwise, blocked,
  * tap-partial, Kahan), convlab's everywhere else. */
-static float element(int acc, const sum_ctx *q, int64_t n, int64_t o, int64_t t, float *scratch) {
+static inline __attribute__((always_inline)) float element(int acc, const sum_ctx *q, int64_t n, int64_t o, int64_t t, float *scratch) {
   const float v = element_sum(acc, q, n, o, t, scratch);
   if (q->s->act != C1D_ACT_SILU) return v;
   const int libm = acc == POWER_ACC_PAIRWISE || acc == POWER_ACC_BLOCKED || acc == POWER_ACC_TAP_PARTIAL ||
                    acc == POWER_ACC_KAHAN;
   return libm ? power_silu_libm(v) : c1d_silu_f32(v);
+}
+
+/* Elements [i0, i1) of y, inlined into one clone per instruction set (numerics/clones.h): where the CPU
+ * has FMA, fmaf is one instruction instead of a call into libm (the calls were half of test_power's
+ * time); the same bits in every clone. */
+C1D_CLONES static void sum_range(int acc, const sum_ctx *q, int64_t i0, int64_t i1, float *y, float *scratch) {
+  const c1d_shape *s = q->s;
+  for (int64_t i = i0; i < i1; i++) {
+    const int64_t t = i % s->L, o = (i / s->L) % s->O, n = i / (s->L * s->O);
+    y[i] = element(acc, q, n, o, t, scratch);
+  }
 }
 
 c1d_status power_sum(int acc, int param, uint64_t seed, const c1d_shape *s, const float *x,
@@ -200,12 +212,10 @@ c1d_status power_sum(int acc, int param, uint64_t seed, const c1d_shape *s, cons
 #pragma omp atomic write
       failed = 1;
     }
+    enum { CHUNK = 256 };
 #pragma omp for schedule(static)
-    for (int64_t i = 0; i < total; i++) {
-      if (!scratch) continue;
-      const int64_t t = i % s->L, o = (i / s->L) % s->O, n = i / (s->L * s->O);
-      y[i] = element(acc, &q, n, o, t, scratch);
-    }
+    for (int64_t i0 = 0; i0 < total; i0 += CHUNK)
+      if (scratch) sum_range(acc, &q, i0, i0 + CHUNK < total ? i0 + CHUNK : total, y, scratch);
     free(scratch);
   }
   free(perm);

@@ -4,7 +4,7 @@
  *     C1D_CUDA(cudaMalloc(&p, n));          // on failure: st = C1D_ERR_CUDA, goto done
  *     C1D_LAUNCHED("naive_kernel");         // after every launch: the last error
  *     C1D_CUDNN(cudnnCreate(&h));           // st = C1D_ERR_CUDNN (include <cudnn.h> first)
- *     C1D_CUBLAS(cublasCreate(&h));         // st = C1D_ERR_CUBLAS (include <cublas_v2.h> first)
+ *     C1D_CUBLAS(cublasLtCreate(&h));       // st = C1D_ERR_CUBLAS (include "gpu/cublas_lazy.h" first)
  *   done: ...; return st;                                                                        */
 #ifndef C1D_CHECK_H
 #define C1D_CHECK_H
@@ -46,12 +46,12 @@
     }                                                                                              \
   } while (0)
 
-/* A cuBLAS call; the detail carries cublasGetStatusString's text. Needs <cublas_v2.h>. */
+/* A cuBLASLt call; the detail carries cublasLtGetStatusString's text. Needs "gpu/cublas_lazy.h". */
 #define C1D_CUBLAS(call)                                                                           \
   do {                                                                                             \
     cublasStatus_t c1d_s_ = (call);                                                                \
     if (c1d_s_ != CUBLAS_STATUS_SUCCESS) {                                                         \
-      st = c1d_fail(C1D_ERR_CUBLAS, "%s failed: %s (%s:%d)", #call, cublasGetStatusString(c1d_s_), \
+      st = c1d_fail(C1D_ERR_CUBLAS, "%s failed: %s (%s:%d)", #call, cublasLtGetStatusString(c1d_s_), \
                     __FILE__, __LINE__);                                                           \
       goto done;                                                                                   \
     }                                                                                              \

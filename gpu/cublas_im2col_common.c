@@ -16,8 +16,7 @@
 #include <stdlib.h>
 
 #ifdef C1D_HAVE_CUDNN
-#include <cublasLt.h>
-#include <cublas_v2.h>
+#include "gpu/cublas_lazy.h" /* cuBLASLt, loaded on first use */
 #include <cuda_runtime_api.h>
 
 #include "gpu/check.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 
 #ifdef C1D_HAVE_CUDNN
-#include <cublas_api.h>
+#include "gpu/cublas_lazy.h"
 #include <cudnn.h>
 #endif
 
@@ -60,10 +60,10 @@ c1d_status c1d_gpu_get_info(c1d_gpu_info *info) {
   info->cublas_version = 0;
   {
     int v = 0;
-    if (cublasGetProperty(MAJOR_VERSION, &v) == CUBLAS_STATUS_SUCCESS) {
+    if (cublasLtGetProperty(MAJOR_VERSION, &v) == CUBLAS_STATUS_SUCCESS) { /* loads cuBLASLt */
       int mi = 0, pa = 0;
-      cublasGetProperty(MINOR_VERSION, &mi);
-      cublasGetProperty(PATCH_LEVEL, &pa);
+      cublasLtGetProperty(MINOR_VERSION, &mi);
+      cublasLtGetProperty(PATCH_LEVEL, &pa);
       info->cublas_version = v * 10000 + mi * 100 + pa;
     }
   }
