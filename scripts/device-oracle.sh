@@ -8,13 +8,14 @@
 #   4. test_gpu_libraries: the cuDNN and cuBLAS rows, cuBLASLt now loaded on first use;
 #   5. make run's command (`convlab run --out DIR --html`) timed, its table and verdicts kept.
 # usage: scripts/device-oracle.sh BIN_DIR   (BIN_DIR holds convlab, bench_oracle, test_reference and
-#        test_gpu_libraries; OUT: the log folder, default ./device-oracle-out; C1D_DEPS_PREFIX: a prefix
+#        test_gpu_libraries, and in BIN_DIR/lib the shared libraries the GPU machine lacks: libcjson; OUT: the log folder, default ./device-oracle-out; C1D_DEPS_PREFIX: a prefix
 #        holding Criterion's env.sh, see ../shared/device)
 set -uo pipefail
 bin=${1:?usage: scripts/device-oracle.sh BIN_DIR}
 out=${OUT:-$PWD/device-oracle-out}
 mkdir -p "$out"
 [ -n "${C1D_DEPS_PREFIX:-}" ] && source "$C1D_DEPS_PREFIX/env.sh"
+[ -d "$bin/lib" ] && export LD_LIBRARY_PATH=$bin/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 results=()
 step() { # step NAME LOG CMD...: runs CMD, its output to LOG, and records the outcome
   local name=$1 log=$2 t0=$SECONDS
