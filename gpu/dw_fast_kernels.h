@@ -1,0 +1,290 @@
+/* gpu_dw_fast's vector kernels (gpu/dw_fast.cu says what they compute), as templates over x's element
+ * type TX and the taps K. Each element type's 24 kernels (3 paths x K = 1..8) are instantiated in a file
+ * of their own (dw_fast_f32.cu, dw_fast_bf16.cu, dw_fast_f16.cu): all 72 in one file took 74 s of nvcc
+ * (cicc 31 s, ptxas 41 s) on the 2-core machines, the longest step of every build; in three files they
+ * compile side by side. */
+#ifndef C1D_DW_FAST_KERNELS_H
+#define C1D_DW_FAST_KERNELS_H
+
+#include <cuda_fp16.h>
+
+#include "gpu/grouped_element.h"
+#include "gpu/launch.h"
+
+#define DW_THREADS 256
+#define DW_NCL_VECTORS 2 /* 16-byte vectors per thread on the (N, C, L) path */
+#define DW_MAX_K 8       /* the vector paths' template range */
+#define DW_NLC_RUN 4     /* positions per thread on the channel-last path */
+
+template <int TX>
+struct dw_vec {
+  static constexpr int V = TX == C1D_DTYPE_F32 ? 4 : 8; /* elements per 16 bytes */
+  static constexpr int BYTES = TX == C1D_DTYPE_F32 ? 4 : 2;
+  /* Blocks per SM the channel-last kernels are built for: two (128 registers) while V*K weights and a
+   * K-row window fit, one beyond (no spills either way: checked with -Xptxas -v). */
+  static constexpr int NLC_BLOCKS(int K) { return V * K > 40 ? 1 : 2; }
+};
+
+// --- 16-byte vectors ---------------------------------------------------------------------------------
+
+static __device__ __forceinline__ uint4 dw_load16(const void *p) { return __ldg((const uint4 *)p); }
+
+/* The V elements of a raw 16-byte vector of type TX as float32 (exact conversions: the values of
+ * c1d_bf16_bits_to_float and c1d_f16_bits_to_float). */
+template <int TX>
+static __device__ __forceinline__ void dw_unpack(const uint4 &r, float *out) {
+  const uint32_t w[4] = {r.x, r.y, r.z, r.w};
+#pragma unroll
+  for (int j = 0; j < dw_vec<TX>::V; j++) {
+    if constexpr (TX == C1D_DTYPE_F32) {
+      out[j] = __uint_as_float(w[j]);
+    } else {
+      const uint16_t h = (uint16_t)(j % 2 ? w[j / 2] >> 16 : w[j / 2] & 0xffffu);
+      out[j] = TX == C1D_DTYPE_BF16 ? c1d_bf16_bits_to_float(h) : __half2float(__ushort_as_half(h));
+    }
+  }
+}
+
+/* y[e .. e+V) := v rounded to y's type d (e a multiple of V: the stores are aligned). Streaming stores
+ * (st.global.cs, evict-first): y is written once and not read back, x's rows keep the L2. */
+template <int V>
+static __device__ __forceinline__ void dw_store(void *y, c1d_dtype d, int64_t e, const float *v) {
+  if (d == C1D_DTYPE_F32) {
+#pragma unroll
+    for (int q = 0; q < V / 4; q++)
+      __stcs((uint4 *)((float *)y + e + 4 * q), make_uint4(__float_as_uint(v[4 * q]), __float_as_uint(v[4 * q + 1]),
+                                                           __float_as_uint(v[4 * q + 2]), __float_as_uint(v[4 * q + 3])));
+    return;
+  }
+  uint32_t w[V / 2];
+  bool any_nan = false;
+#pragma unroll
+  for (int j = 0; j < V; j++) any_nan |= v[j] != v[j];
+  if (d == C1D_DTYPE_BF16 && !any_nan) {
+    /* c1d_round_bf16 without its NaN branch (none is taken): u + 0x7fff + lsb, the high half kept. */
+#pragma unroll
+    for (int j = 0; j < V / 2; j++) {
+      const uint32_t a = __float_as_uint(v[2 * j]), b = __float_as_uint(v[2 * j + 1]);
+      const uint32_t ra = a + 0x7fffu + ((a >> 16) & 1u), rb = b + 0x7fffu + ((b >> 16) & 1u);
+      w[j] = __byte_perm(ra, rb, 0x7632); /* ra's high half low, rb's high half high */
+    }
+  } else {
+#pragma unroll
+    for (int j = 0; j < V / 2; j++) {
+      const uint32_t lo = d == C1D_DTYPE_BF16 ? c1d_float_to_bf16_bits(v[2 * j]) : c1d_float_to_f16_bits(v[2 * j]);
+      const uint32_t hi =
+          d == C1D_DTYPE_BF16 ? c1d_float_to_bf16_bits(v[2 * j + 1]) : c1d_float_to_f16_bits(v[2 * j + 1]);
+      w[j] = lo | hi << 16;
+    }
+  }
+  if constexpr (V == 8)
+    __stcs((uint4 *)((uint16_t *)y + e), make_uint4(w[0], w[1], w[2], w[3]));
+  else
+    __stcs((uint2 *)((uint16_t *)y + e), make_uint2(w[0], w[1]));
+}
+
+/* The V outputs of K taps: acc_j = b; acc_j = fma(tap k's input of output j, w_k, acc_j) for k = 0..K-1,
+ * then the activation. in(j, k) is tap k's input of output j. */
+template <int K, int V, typename In>
+static __device__ __forceinline__ void dw_outputs(const c1d_shape &s, const float *wk, float bias, In in, float *out) {
+#pragma unroll
+  for (int j = 0; j < V; j++) {
+    float acc = bias;
+#pragma unroll
+    for (int k = 0; k < K; k++) acc = c1d_fma(in(j, k), wk[k], acc);
+    out[j] = c1d_activate(s, acc);
+  }
+}
+
+// --- (N, C, L), D = 1 or K = 1 -------------------------------------------------------------------------
+
+template <int TX, int K>
+__global__ void __launch_bounds__(DW_THREADS)
+    dw_fast_ncl_kernel(const c1d_shape s, const void *__restrict__ x, const void *__restrict__ w,
+                       const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y) {
+  constexpr int V = dw_vec<TX>::V, U = DW_NCL_VECTORS;
+  constexpr int P = (K - 1 + V - 1) / V, H = P * V; /* vectors / elements of history before a vector */
+  const int64_t LV = s.L / V, rows = s.N * s.C;
+  const int lane = threadIdx.x & 31;
+  /* blockDim.x is a multiple of 32: a warp shares its row, and its lanes hold consecutive vectors. */
+  for (int64_t row = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; row < rows;
+       row += (int64_t)gridDim.y * blockDim.y) {
+    const int64_t n = row / s.C, c = row % s.C;
+    float wk[K];
+#pragma unroll
+    for (int k = 0; k < K; k++) wk[k] = c1d_load_typed(w, s.dt.w, c1d_w_index(&s, c, c, k));
+    const float bias = s.bias ? c1d_load_typed(b, s.dt.b, c) : 0.0f;
+    const unsigned char *xr = (const unsigned char *)x + row * s.L * dw_vec<TX>::BYTES;
+    for (int64_t v0 = (int64_t)blockIdx.x * blockDim.x * U; v0 < LV; v0 += (int64_t)gridDim.x * blockDim.x * U) {
+      uint4 own[U];
+      int64_t vi[U];
+#pragma unroll
+      for (int u = 0; u < U; u++) { /* every load in flight before the first use */
+        vi[u] = v0 + u * blockDim.x + threadIdx.x;
+        own[u] = vi[u] < LV ? dw_load16(xr + vi[u] * 16) : make_uint4(0, 0, 0, 0);
+      }
+#pragma unroll
+      for (int u = 0; u < U; u++) {
+        float win[H + V]; /* win[i] = xs[t0 - H + i], t0 = vi * V */
+        dw_unpack<TX>(own[u], win + H);
+#pragma unroll
+        for (int p = 1; p <= P; p++) { /* the vector p before: lane - p's */
+          uint4 prev;
+          prev.x = __shfl_up_sync(0xffffffffu, own[u].x, p);
+          prev.y = __shfl_up_sync(0xffffffffu, own[u].y, p);
+          prev.z = __shfl_up_sync(0xffffffffu, own[u].z, p);
+          prev.w = __shfl_up_sync(0xffffffffu, own[u].w, p);
+          dw_unpack<TX>(prev, win + H - p * V);
+        }
+        if (H > 0 && vi[u] < LV && (lane < P || vi[u] < P)) { /* the history is not in the warp: from memory */
+          const int64_t t0 = vi[u] * V;
+#pragma unroll
+          for (int i = 0; i < H; i++) win[i] = t0 - H + i >= -(K - 1) ? c1d_xs_typed(s, false, x, st, n, c, t0 - H + i) : 0.0f;
+        }
+        if (vi[u] < LV) {
+          float out[V];
+          dw_outputs<K, V>(s, wk, bias, [&](int j, int k) { return win[H + j + k - (K - 1)]; }, out);
+          dw_store<V>(y, s.dt.y, row * s.L + vi[u] * V, out);
+        }
+      }
+    }
+  }
+}
+
+// --- channel-last (N, L, C) ------------------------------------------------------------------------------
+
+/* Row tt (>= 0) of x, or (tt < 0) of the initial states or zeros, for channels c0 .. c0+V-1. */
+template <int TX>
+static __device__ __forceinline__ void dw_nlc_row(const c1d_shape &s, const void *x, const void *st, int64_t n,
+                                                  int64_t c0, int64_t tt, float *out) {
+  constexpr int V = dw_vec<TX>::V;
+  if (tt >= 0) {
+    dw_unpack<TX>(dw_load16((const unsigned char *)x + c1d_x_index_nlc(&s, n, c0, tt) * dw_vec<TX>::BYTES), out);
+  } else {
+#pragma unroll
+    for (int j = 0; j < V; j++) out[j] = s.states ? c1d_load_typed(st, s.dt.s, c1d_s_index_nlc(&s, n, c0 + j, tt)) : 0.0f;
+  }
+}
+
+/* The weights and biases of channels c0 .. c0+V-1 as float32. */
+template <int TX, int K>
+static __device__ __forceinline__ void dw_nlc_weights(const c1d_shape &s, const void *w, const void *b, int64_t c0,
+                                                      float (*wk)[K], float *bias) {
+#pragma unroll
+  for (int j = 0; j < dw_vec<TX>::V; j++) {
+#pragma unroll
+    for (int k = 0; k < K; k++) wk[j][k] = c1d_load_typed(w, s.dt.w, c1d_w_index(&s, c0 + j, c0 + j, k));
+    bias[j] = s.bias ? c1d_load_typed(b, s.dt.b, c0 + j) : 0.0f;
+  }
+}
+
+/* Position t's V outputs from its K tap rows rows[k] (channels c0 .. c0+V-1), stored at y's row t. */
+template <int TX, int K>
+static __device__ __forceinline__ void dw_nlc_outputs(const c1d_shape &s, const float (*wk)[K], const float *bias,
+                                                      const float (*rows)[dw_vec<TX>::V], void *y, int64_t n,
+                                                      int64_t c0, int64_t t) {
+  constexpr int V = dw_vec<TX>::V;
+  float out[V];
+#pragma unroll
+  for (int j = 0; j < V; j++) {
+    float acc = bias[j];
+#pragma unroll
+    for (int k = 0; k < K; k++) acc = c1d_fma(rows[k][j], wk[j][k], acc);
+    out[j] = c1d_activate(s, acc);
+  }
+  dw_store<V>(y, s.dt.y, c1d_y_index_nlc(&s, n, c0, t), out);
+}
+
+/* D = 1 (or K = 1): every row a run needs, loaded up front, slides through a K-row window. Grid: x over
+ * channel vectors, y over runs of TT positions, z over batches. */
+template <int TX, int K>
+__global__ void __launch_bounds__(DW_THREADS, dw_vec<TX>::NLC_BLOCKS(K))
+    dw_fast_nlc_kernel(const c1d_shape s, const void *__restrict__ x, const void *__restrict__ w,
+                       const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y) {
+  constexpr int V = dw_vec<TX>::V, TT = DW_NLC_RUN;
+  const int64_t CV = s.C / V, runs = c1d_ceil_div(s.L, TT), stride = s.C * dw_vec<TX>::BYTES;
+  C1D_FOR_BLOCK_Z(n, s.N)
+  for (int64_t cv = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; cv < CV; cv += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t c0 = cv * V;
+    const unsigned char *x0 = (const unsigned char *)x + c1d_x_index_nlc(&s, n, c0, 0) * dw_vec<TX>::BYTES;
+    float wk[V][K], bias[V];
+    dw_nlc_weights<TX, K>(s, w, b, c0, wk, bias);
+    for (int64_t run = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; run < runs;
+         run += (int64_t)gridDim.y * blockDim.y) {
+      const int64_t t_begin = run * TT;
+      uint4 raw[TT + K - 1]; /* rows t_begin-(K-1) .. t_begin+TT-1, every load issued before the first use */
+#pragma unroll
+      for (int i = 0; i < TT + K - 1; i++) {
+        const int64_t tt = t_begin - (K - 1) + i;
+        raw[i] = tt >= 0 && tt < s.L ? dw_load16(x0 + tt * stride) : make_uint4(0, 0, 0, 0);
+      }
+      float win[K][V]; /* win[k]: row t - (K-1) + k for the position t being computed */
+#pragma unroll
+      for (int i = 0; i < K - 1; i++) {
+        const int64_t tt = t_begin - (K - 1) + i;
+        if (tt >= 0)
+          dw_unpack<TX>(raw[i], win[i + 1]);
+        else
+          dw_nlc_row<TX>(s, x, st, n, c0, tt, win[i + 1]);
+      }
+#pragma unroll
+      for (int i = 0; i < TT; i++) {
+#pragma unroll
+        for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+          for (int j = 0; j < V; j++) win[k][j] = win[k + 1][j];
+        dw_unpack<TX>(raw[i + K - 1], win[K - 1]);
+        if (t_begin + i < s.L) dw_nlc_outputs<TX, K>(s, wk, bias, win, y, n, c0, t_begin + i);
+      }
+    }
+  }
+}
+
+/* D > 1: each position's K tap rows loaded (the newest from memory, the others mostly L1/L2 hits). */
+template <int TX, int K>
+__global__ void __launch_bounds__(DW_THREADS, dw_vec<TX>::NLC_BLOCKS(K))
+    dw_fast_nlc_dilated_kernel(const c1d_shape s, const void *__restrict__ x, const void *__restrict__ w,
+                               const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y) {
+  constexpr int V = dw_vec<TX>::V, TT = DW_NLC_RUN;
+  const int64_t CV = s.C / V, runs = c1d_ceil_div(s.L, TT), pad = c1d_pad(&s);
+  C1D_FOR_BLOCK_Z(n, s.N)
+  for (int64_t cv = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; cv < CV; cv += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t c0 = cv * V;
+    float wk[V][K], bias[V];
+    dw_nlc_weights<TX, K>(s, w, b, c0, wk, bias);
+    for (int64_t run = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; run < runs;
+         run += (int64_t)gridDim.y * blockDim.y)
+      for (int64_t t = run * TT; t < run * TT + TT && t < s.L; t++) {
+        float rows[K][V];
+#pragma unroll
+        for (int k = 0; k < K; k++) dw_nlc_row<TX>(s, x, st, n, c0, t - pad + k * s.D, rows[k]);
+        dw_nlc_outputs<TX, K>(s, wk, bias, rows, y, n, c0, t);
+      }
+  }
+}
+
+// --- the vector kernel for a path ---------------------------------------------------------------------
+
+typedef void (*dw_kernel_fn)(const c1d_shape, const void *, const void *, const void *, const void *, void *);
+
+/* The vector kernel for x's type TX and K taps: (N, C, L), channel-last with D = 1, or dilated. */
+enum dw_path { DW_NCL, DW_NLC, DW_NLC_DILATED };
+template <int TX>
+static dw_kernel_fn dw_pick(dw_path path, int64_t K) {
+  switch (K) {
+#define DW_CASE(k)                                                                              \
+  case k:                                                                                       \
+    return path == DW_NCL ? dw_fast_ncl_kernel<TX, k>                                           \
+                          : path == DW_NLC ? dw_fast_nlc_kernel<TX, k> : dw_fast_nlc_dilated_kernel<TX, k>;
+    DW_CASE(1) DW_CASE(2) DW_CASE(3) DW_CASE(4) DW_CASE(5) DW_CASE(6) DW_CASE(7) DW_CASE(8)
+#undef DW_CASE
+  }
+  return NULL;
+}
+
+/* dw_pick for each element type, each instantiated in its own file. */
+dw_kernel_fn c1d_dw_fast_pick_f32(dw_path path, int64_t K);
+dw_kernel_fn c1d_dw_fast_pick_bf16(dw_path path, int64_t K);
+dw_kernel_fn c1d_dw_fast_pick_f16(dw_path path, int64_t K);
+
+#endif
