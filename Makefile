@@ -30,13 +30,13 @@ configure:
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# `make run` needs the program only. Its first build was measured at 72 s of CPU time (user) on the
-# 2-core development machine, 3 min 14 s of wall time while four other agents' builds shared it.
+# `make run` needs the program only. Its first build, CUDA code included, took 70 s on the idle 2-core
+# development machine (2026-12-02, from a clean clone: 83 s with the run).
 build-convlab: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target convlab
 
 run: deps-run
-	@[ -x $(BUILD)/harness/convlab ] || echo "make run: building convlab first (72 s of CPU time; 3 min on the 2-core machine while it was busy)"
+	@[ -x $(BUILD)/harness/convlab ] || echo "make run: building convlab first (about 70 s on an idle 2-core machine, CUDA code included)"
 	@$(MAKE) --no-print-directory build-convlab
 	./$(BUILD)/harness/convlab run --out $(OUT) --html
 
