@@ -147,6 +147,27 @@ static void pack_w(const c1d_shape *s, const float *w, double *wp, float *awp, i
     }
 }
 
+/* Positions t0..t0+tcols (a multiple of NR) of channels c0..c0+cc of batch n into x micro-panels:
+ * xp[tm][step = c*K + k][j] = x[n, c0+c, t0 + tm*NR + j + k*D - pad] and ax[..][j] = |that| in float,
+ * 0 where the source time is before 0 (causal padding) or at/after L. kc = cc*K. */
+static void pack_x(const c1d_shape *s, const float *x, int64_t n, int64_t c0, int64_t cc, int64_t t0,
+                   int64_t tcols, int64_t kc, double *xp, float *ax, c1d_oracle_window_fn window) {
+  const int64_t K = s->K, L = s->L, pad = c1d_pad(s);
+  for (int64_t c = 0; c < cc; c++) {
+    const float *row = x + c1d_x_index(s, n, c0 + c, 0);
+    for (int64_t k = 0; k < K; k++) {
+      const int64_t step = c * K + k, shift = t0 + k * s->D - pad;
+      for (int64_t tm = 0; tm < tcols / NR; tm++) {
+        const int64_t at = (tm * kc + step) * NR, src = shift + tm * NR;
+        if (src >= 0 && src + NR <= L)
+          window(row + src, xp + at, ax + at);
+        else /* a few windows a row */
+          c1d_oracle_pack_edge(row, src, L, xp + at, ax + at);
+      }
+    }
+  }
+}
+
 // --- one tile -----------------------------------------------------------------------------------
 
 /* Computes the tile (n, o0..o0+ob, t0..t0+TB) into acc ([im][tm] micro-tiles, ACC_BLOCK doubles each),
@@ -165,7 +186,7 @@ static void run_tile(const oracle_plan *p, const c1d_oracle_kernels *kern,
   for (int64_t c0 = 0; c0 < C; c0 += p->cchunk) {
     const int64_t cc = C - c0 < p->cchunk ? C - c0 : p->cchunk, kc = cc * K;
     const int64_t wchunk = c0 * K * p->n_micro_rows * MR;
-    kern->pack_x(s, p->x, n, c0, cc, t0, tmicro * NR, kc, xp, ax);
+    pack_x(s, p->x, n, c0, cc, t0, tmicro * NR, kc, xp, ax, kern->pack_window);
     for (int64_t tm = 0; tm < tmicro; tm++) {
       const int64_t xat = tm * kc * NR;
       for (int64_t im = 0; im < omicro; im++) {

@@ -10,7 +10,6 @@
 
 #if C1D_ORACLE_X86
 #include <immintrin.h>
-#include <math.h>
 #include <stdint.h>
 
 enum { MR = C1D_ORACLE_MR, NR = C1D_ORACLE_NR, SUB_ROWS = 4, SUB_COLS = 8 };
@@ -68,35 +67,13 @@ __attribute__((target("avx2,fma"))) static void microkernel_avx2(const double *x
       sub_block_avx2(xp + j0, ax + j0, wp + r0, aw + r0, steps, in + r0 * NR + j0, out + r0 * NR + j0);
 }
 
-__attribute__((target("avx2,fma"))) static void pack_x_avx2(const c1d_shape *s, const float *x, int64_t n,
-                                                            int64_t c0, int64_t cc, int64_t t0,
-                                                            int64_t tcols, int64_t kc, double *xp,
-                                                            float *ax) {
-  const int64_t K = s->K, L = s->L, pad = c1d_pad(s);
+__attribute__((target("avx2,fma"))) static void pack_window_avx2(const float *src, double *xp, float *ax) {
   const __m256 abs_mask = _mm256_castsi256_ps(_mm256_set1_epi32(INT32_MAX));
-  for (int64_t c = 0; c < cc; c++) {
-    const float *row = x + c1d_x_index(s, n, c0 + c, 0);
-    for (int64_t k = 0; k < K; k++) {
-      const int64_t step = c * K + k, shift = t0 + k * s->D - pad;
-      for (int64_t tm = 0; tm < tcols / NR; tm++) {
-        const int64_t at = (tm * kc + step) * NR, src = shift + tm * NR;
-        if (src >= 0 && src + NR <= L) {
-          for (int h = 0; h < NR; h += 8) {
-            const __m256 v = _mm256_loadu_ps(row + src + h);
-            _mm256_store_pd(xp + at + h, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
-            _mm256_store_pd(xp + at + h + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
-            _mm256_store_ps(ax + at + h, _mm256_and_ps(v, abs_mask));
-          }
-          continue;
-        }
-        /* A window that crosses t=0 or L (a few per row): lanes outside the row read as zero. */
-        for (int j = 0; j < NR; j++) {
-          const float v = (src + j >= 0 && src + j < L) ? row[src + j] : 0.0f;
-          xp[at + j] = (double)v;
-          ax[at + j] = fabsf(v);
-        }
-      }
-    }
+  for (int h = 0; h < NR; h += 8) {
+    const __m256 v = _mm256_loadu_ps(src + h);
+    _mm256_store_pd(xp + h, _mm256_cvtps_pd(_mm256_castps256_ps128(v)));
+    _mm256_store_pd(xp + h + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)));
+    _mm256_store_ps(ax + h, _mm256_and_ps(v, abs_mask));
   }
 }
 
@@ -117,7 +94,7 @@ __attribute__((target("avx2,fma"))) static void copy_stream_avx2(double *dst, co
 const c1d_oracle_kernels c1d_oracle_avx2_kernels = {
     .name = "avx2",
     .microkernel = microkernel_avx2,
-    .pack_x = pack_x_avx2,
+    .pack_window = pack_window_avx2,
     .copy_out = copy_stream_avx2,
 };
 #endif

@@ -52,37 +52,11 @@ __attribute__((target("avx512f"))) static void microkernel_avx512(const double *
 }
 #undef FOR_ROWS
 
-__attribute__((target("avx512f"))) static void pack_x_avx512(const c1d_shape *s, const float *x,
-                                                             int64_t n, int64_t c0, int64_t cc,
-                                                             int64_t t0, int64_t tcols, int64_t kc,
-                                                             double *xp, float *ax) {
-  const int64_t K = s->K, L = s->L, pad = c1d_pad(s);
-  const __m512i abs_mask = _mm512_set1_epi32(INT32_MAX);
-  for (int64_t c = 0; c < cc; c++) {
-    const float *row = x + c1d_x_index(s, n, c0 + c, 0);
-    for (int64_t k = 0; k < K; k++) {
-      const int64_t step = c * K + k, shift = t0 + k * s->D - pad;
-      for (int64_t tm = 0; tm < tcols / NR; tm++) {
-        const int64_t at = (tm * kc + step) * NR;
-        const int64_t src = shift + tm * NR;
-        __m512 v;
-        if (src >= 0 && src + NR <= L) {
-          v = _mm512_loadu_ps(row + src);
-        } else { /* a window that crosses t=0 or L: lanes outside the row read as zero */
-          const int64_t lo = src < 0 ? -src : 0, hi = L - src < NR ? L - src : NR;
-          const uint32_t mask = hi > lo ? (((1u << (hi - lo)) - 1u) << lo) & 0xffffu : 0u;
-          /* A masked-out lane is never accessed, so the unmasked lanes alone must lie in the row. */
-          v = _mm512_maskz_loadu_ps((__mmask16)mask,
-                                   (const void *)((uintptr_t)row + (uintptr_t)(src * 4)));
-        }
-        _mm512_store_pd(xp + at, _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
-        _mm512_store_pd(xp + at + 8, _mm512_cvtps_pd(_mm256_castpd_ps(
-                                         _mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))));
-        _mm512_store_ps(ax + at,
-                        _mm512_castsi512_ps(_mm512_and_epi32(_mm512_castps_si512(v), abs_mask)));
-      }
-    }
-  }
+__attribute__((target("avx512f"))) static void pack_window_avx512(const float *src, double *xp, float *ax) {
+  const __m512 v = _mm512_loadu_ps(src);
+  _mm512_store_pd(xp, _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
+  _mm512_store_pd(xp + 8, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1))));
+  _mm512_store_ps(ax, _mm512_castsi512_ps(_mm512_and_epi32(_mm512_castps_si512(v), _mm512_set1_epi32(INT32_MAX))));
 }
 
 /* Whole 64-byte lines of the destination by streaming stores (the output is written once and not
@@ -101,7 +75,7 @@ __attribute__((target("avx512f"))) static void copy_stream_avx512(double *dst, c
 const c1d_oracle_kernels c1d_oracle_avx512_kernels = {
     .name = "avx512",
     .microkernel = microkernel_avx512,
-    .pack_x = pack_x_avx512,
+    .pack_window = pack_window_avx512,
     .copy_out = copy_stream_avx512,
 };
 #endif

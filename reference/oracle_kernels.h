@@ -10,6 +10,7 @@
 #ifndef C1D_ORACLE_KERNELS_H
 #define C1D_ORACLE_KERNELS_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "reference/problem.h"
@@ -35,20 +36,29 @@ enum {
 typedef void (*c1d_oracle_microkernel_fn)(const double *xp, const float *ax, const double *wp,
                                           const float *aw, int64_t steps, const double *in, double *out);
 
-/* Positions t0..t0+tcols (a multiple of NR) of channels c0..c0+cc of batch n into x micro-panels:
- * xp[tm][step = c*K + k][j] = x[n, c0+c, t0 + tm*NR + j + k*D - pad] and ax[..][j] = |that| in float,
- * 0 where the source time is before 0 (causal padding) or at/after L. kc = cc*K. */
-typedef void (*c1d_oracle_pack_fn)(const c1d_shape *s, const float *x, int64_t n, int64_t c0, int64_t cc,
-                                   int64_t t0, int64_t tcols, int64_t kc, double *xp, float *ax);
+/* One window of NR positions wholly inside its row into an x micro-panel's step: xp[j] = src[j] in
+ * double, ax[j] = |src[j]| in float (xp and ax 64-byte aligned, src any float alignment). Windows that
+ * cross t = 0 or L go through c1d_oracle_pack_edge; reference/oracle.c walks the panels. */
+typedef void (*c1d_oracle_window_fn)(const float *src, double *xp, float *ax);
 
 /* Copies n doubles from an L2-resident tile row to the output tensor (streaming stores where they pay;
  * the caller fences before its threads join). */
 typedef void (*c1d_oracle_copy_fn)(double *dst, const double *src, int64_t n);
 
+/* One window of NR positions from src that crosses t = 0 or L, lane by lane: x and |x| where the source
+ * lies in the row [0, L), zero elsewhere (the causal padding, or columns past the tensor). */
+static inline void c1d_oracle_pack_edge(const float *row, int64_t src, int64_t L, double *xp, float *ax) {
+  for (int j = 0; j < C1D_ORACLE_NR; j++) {
+    const float v = (src + j >= 0 && src + j < L) ? row[src + j] : 0.0f;
+    xp[j] = (double)v;
+    ax[j] = fabsf(v);
+  }
+}
+
 typedef struct c1d_oracle_kernels {
   const char *name; /* "portable", "avx2" or "avx512": what C1D_ORACLE_KERNEL names */
   c1d_oracle_microkernel_fn microkernel;
-  c1d_oracle_pack_fn pack_x;
+  c1d_oracle_window_fn pack_window;
   c1d_oracle_copy_fn copy_out;
 } c1d_oracle_kernels;
 

@@ -27,29 +27,10 @@ static void microkernel_portable(const double *xp, const float *ax, const double
     for (int j = 0; j < NR; j++) out[MR * NR + i * NR + j] = in[MR * NR + i * NR + j] + (double)mp[i][j];
 }
 
-static void pack_x_portable(const c1d_shape *s, const float *x, int64_t n, int64_t c0, int64_t cc,
-                            int64_t t0, int64_t tcols, int64_t kc, double *xp, float *ax) {
-  const int64_t K = s->K, L = s->L, pad = c1d_pad(s);
-  for (int64_t c = 0; c < cc; c++) {
-    const float *row = x + c1d_x_index(s, n, c0 + c, 0);
-    for (int64_t k = 0; k < K; k++) {
-      const int64_t step = c * K + k, shift = t0 + k * s->D - pad;
-      for (int64_t tm = 0; tm < tcols / NR; tm++) {
-        const int64_t at = (tm * kc + step) * NR, src = shift + tm * NR;
-        if (src >= 0 && src + NR <= L) { /* the whole window inside the row: a straight loop */
-          for (int j = 0; j < NR; j++) {
-            xp[at + j] = (double)row[src + j];
-            ax[at + j] = fabsf(row[src + j]);
-          }
-          continue;
-        }
-        for (int j = 0; j < NR; j++) {
-          const float v = (src + j >= 0 && src + j < L) ? row[src + j] : 0.0f;
-          xp[at + j] = (double)v;
-          ax[at + j] = fabsf(v);
-        }
-      }
-    }
+static void pack_window_portable(const float *src, double *xp, float *ax) {
+  for (int j = 0; j < NR; j++) {
+    xp[j] = (double)src[j];
+    ax[j] = fabsf(src[j]);
   }
 }
 
@@ -60,6 +41,6 @@ static void copy_portable(double *dst, const double *src, int64_t n) {
 const c1d_oracle_kernels c1d_oracle_portable_kernels = {
     .name = "portable",
     .microkernel = microkernel_portable,
-    .pack_x = pack_x_portable,
+    .pack_window = pack_window_portable,
     .copy_out = copy_portable,
 };
