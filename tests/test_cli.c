@@ -17,6 +17,7 @@
 #include "harness/execute.h"
 #include "harness/npy.h"
 #include "harness/registry.h"
+#include "reference/oracle.h"
 #include "tests/support/convlab_run.h"
 #include "tests/support/process.h"
 
@@ -282,6 +283,45 @@ Test(cli, prints_the_json_report_with_every_selected_implementation) {
       cr_expect_str_eq(status, "ran", "%s", name);
   }
   cJSON_Delete(root);
+  free(o);
+}
+
+/* The oracle's kernel set in run --json's report: the one C1D_ORACLE_KERNEL forces, or else the fastest
+ * this CPU runs. */
+static void expect_oracle_kernel(const char *forced, const char *wanted) {
+  outcome *o = malloc(sizeof *o);
+  if (forced)
+    setenv("C1D_ORACLE_KERNEL", forced, 1);
+  else
+    unsetenv("C1D_ORACLE_KERNEL");
+  run_convlab((const char *[]){"run", "--batch", "1", "--cin", "8", "--cout", "4", "--length", "64", "--impl",
+                               "naive", "--json", NULL},
+              o);
+  unsetenv("C1D_ORACLE_KERNEL");
+  cr_expect_eq(o->code, 0, "%s", o->err);
+  cJSON *root = parse_json_stdout(o), *oracle = cJSON_GetObjectItem(root, "oracle");
+  const char *kernel = cJSON_GetStringValue(cJSON_GetObjectItem(oracle, "kernel"));
+  cr_expect(kernel && strcmp(kernel, wanted) == 0, "oracle.kernel %s, wanted %s", kernel ? kernel : "absent",
+            wanted);
+  cJSON_Delete(root);
+  free(o);
+}
+
+Test(cli, names_the_oracle_kernel_that_ran_in_the_report) {
+  c1d_oracle_kernel best;
+  cr_assert_eq(c1d_oracle_kernel_select(&best), C1D_OK);
+  expect_oracle_kernel(NULL, c1d_oracle_kernel_name(best));
+  for (int k = 0; k < C1D_ORACLE_KERNEL_COUNT; k++)
+    if (c1d_oracle_kernel_available((c1d_oracle_kernel)k))
+      expect_oracle_kernel(c1d_oracle_kernel_name((c1d_oracle_kernel)k), c1d_oracle_kernel_name((c1d_oracle_kernel)k));
+}
+
+Test(cli, refuses_an_oracle_kernel_it_does_not_know_in_one_line) {
+  outcome *o = malloc(sizeof *o);
+  setenv("C1D_ORACLE_KERNEL", "sse9", 1);
+  run_convlab((const char *[]){"run", "--batch", "1", "--cin", "8", "--cout", "4", "--length", "64", NULL}, o);
+  unsetenv("C1D_ORACLE_KERNEL");
+  expect_one_line_error(o, 2, "C1D_ORACLE_KERNEL must be avx512, avx2 or portable (got 'sse9')");
   free(o);
 }
 
