@@ -10,7 +10,6 @@
 #include "numerics/clones.h" /* C1D_CLONES marks the row loops */
 #include "reference/problem.h"
 
-
 /* acc[t] = fma(xs(t), w, acc[t]) for t in [0, L), where xs(t) = x_row[t - shift] and 0 for t < shift:
  * one tap of one input channel, with the causal zero padding of the definition (fma with a zero). */
 void c1d_row_fma(float *acc, const float *x_row, float w, int64_t shift, int64_t L);

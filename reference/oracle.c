@@ -10,7 +10,8 @@
  *
  * m's order: the same taps, split into reduction chunks of kc = max(KC/K, 1)*K channel-taps (whole
  * channels; the split depends on K only). Per chunk a float32 partial p = 0, then p = fmaf(|w|, |x|, p)
- * in tap order (one rounding per tap: _mm512_fmadd_ps, _mm256_fmadd_ps or fmaf, the same bits); then the double m = |b| (or +0), m = m + (double)p chunk after chunk.
+ * in tap order (one rounding per tap: _mm512_fmadd_ps, _mm256_fmadd_ps or fmaf, the same bits); then
+ * the double m = |b| (or +0), m = m + (double)p chunk after chunk.
  * Error: each partial is within gamma_kc(2^-24) = kc*2^-24/(1 - kc*2^-24) of its exact sum (all terms
  * are >= 0), and the double adds add about (C*K/kc + 1)*2^-53, so m is accurate to about 4e-6 relative
  * for KC = 64 (c1d_oracle_mag_rel_bound gives the bound; every error bound built on m scales with it).
@@ -168,6 +169,22 @@ static void pack_x(const c1d_shape *s, const float *x, int64_t n, int64_t c0, in
   }
 }
 
+/* Copies n doubles of a tile row to the output: the whole 64-byte lines of dst by the kernel set's
+ * streaming stores (where it has them), the partial lines at either end, which a neighbouring tile may
+ * share, by ordinary stores. */
+static void copy_out(double *dst, const double *src, int64_t n, c1d_oracle_stream_fn stream_line) {
+  if (!stream_line) {
+    memcpy(dst, src, (size_t)n * sizeof *dst);
+    return;
+  }
+  int64_t head = (int64_t)(((64 - ((uintptr_t)dst & 63)) & 63) / sizeof(double));
+  if (((uintptr_t)dst & 7) != 0 || head > n) head = n; /* not double-aligned, or no whole line */
+  int64_t i = 0;
+  for (; i < head; i++) dst[i] = src[i];
+  for (; i + 8 <= n; i += 8) stream_line(dst + i, src + i);
+  for (; i < n; i++) dst[i] = src[i];
+}
+
 // --- one tile -----------------------------------------------------------------------------------
 
 /* Computes the tile (n, o0..o0+ob, t0..t0+TB) into acc ([im][tm] micro-tiles, ACC_BLOCK doubles each),
@@ -206,7 +223,7 @@ static void run_tile(const oracle_plan *p, const c1d_oracle_kernels *kern,
       for (int64_t tm = 0; tm < tmicro; tm++)
         memcpy(row + tm * NR, acc + (im * tmicro + tm) * ACC_BLOCK + pass * MR * NR + r * NR,
                NR * sizeof(double));
-      kern->copy_out((pass ? p->mag : p->y) + at, row, tlen);
+      copy_out((pass ? p->mag : p->y) + at, row, tlen, kern->stream_line);
     }
   }
 }

@@ -77,24 +77,15 @@ __attribute__((target("avx2,fma"))) static void pack_window_avx2(const float *sr
   }
 }
 
-/* Whole 64-byte lines of the destination by streaming stores, the partial lines at either end (which
- * a neighbouring tile may share) by ordinary stores, as the AVX-512 copy does. */
-__attribute__((target("avx2,fma"))) static void copy_stream_avx2(double *dst, const double *src, int64_t n) {
-  int64_t head = (int64_t)(((64 - ((uintptr_t)dst & 63)) & 63) / sizeof(double));
-  if (((uintptr_t)dst & 7) != 0 || head > n) head = n; /* not double-aligned, or no whole line */
-  int64_t i = 0;
-  for (; i < head; i++) dst[i] = src[i];
-  for (; i + 8 <= n; i += 8) {
-    _mm256_stream_pd(dst + i, _mm256_loadu_pd(src + i));
-    _mm256_stream_pd(dst + i + 4, _mm256_loadu_pd(src + i + 4));
-  }
-  for (; i < n; i++) dst[i] = src[i];
+__attribute__((target("avx2,fma"))) static void stream_line_avx2(double *dst, const double *src) {
+  _mm256_stream_pd(dst, _mm256_loadu_pd(src));
+  _mm256_stream_pd(dst + 4, _mm256_loadu_pd(src + 4));
 }
 
 const c1d_oracle_kernels c1d_oracle_avx2_kernels = {
     .name = "avx2",
     .microkernel = microkernel_avx2,
     .pack_window = pack_window_avx2,
-    .copy_out = copy_stream_avx2,
+    .stream_line = stream_line_avx2,
 };
 #endif

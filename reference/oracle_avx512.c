@@ -59,23 +59,14 @@ __attribute__((target("avx512f"))) static void pack_window_avx512(const float *s
   _mm512_store_ps(ax, _mm512_castsi512_ps(_mm512_and_epi32(_mm512_castps_si512(v), _mm512_set1_epi32(INT32_MAX))));
 }
 
-/* Whole 64-byte lines of the destination by streaming stores (the output is written once and not
- * read back here, so it need not pass through the caches); the partial lines at either end, which a
- * neighbouring tile may share, by ordinary stores. */
-__attribute__((target("avx512f"))) static void copy_stream_avx512(double *dst, const double *src,
-                                                                  int64_t n) {
-  int64_t head = (int64_t)(((64 - ((uintptr_t)dst & 63)) & 63) / sizeof(double));
-  if (((uintptr_t)dst & 7) != 0 || head > n) head = n; /* not double-aligned, or no whole line */
-  int64_t i = 0;
-  for (; i < head; i++) dst[i] = src[i];
-  for (; i + 8 <= n; i += 8) _mm512_stream_pd(dst + i, _mm512_loadu_pd(src + i));
-  for (; i < n; i++) dst[i] = src[i];
+__attribute__((target("avx512f"))) static void stream_line_avx512(double *dst, const double *src) {
+  _mm512_stream_pd(dst, _mm512_loadu_pd(src));
 }
 
 const c1d_oracle_kernels c1d_oracle_avx512_kernels = {
     .name = "avx512",
     .microkernel = microkernel_avx512,
     .pack_window = pack_window_avx512,
-    .copy_out = copy_stream_avx512,
+    .stream_line = stream_line_avx512,
 };
 #endif

@@ -41,9 +41,10 @@ typedef void (*c1d_oracle_microkernel_fn)(const double *xp, const float *ax, con
  * cross t = 0 or L go through c1d_oracle_pack_edge; reference/oracle.c walks the panels. */
 typedef void (*c1d_oracle_window_fn)(const float *src, double *xp, float *ax);
 
-/* Copies n doubles from an L2-resident tile row to the output tensor (streaming stores where they pay;
- * the caller fences before its threads join). */
-typedef void (*c1d_oracle_copy_fn)(double *dst, const double *src, int64_t n);
+/* Stores one whole 64-byte line of the output, 8 doubles, from src to dst (64-byte aligned) by
+ * streaming stores: the output is written once and not read back, so it need not pass through the
+ * caches; the caller fences before its threads join. reference/oracle.c walks the rows. */
+typedef void (*c1d_oracle_stream_fn)(double *dst, const double *src);
 
 /* One window of NR positions from src that crosses t = 0 or L, lane by lane: x and |x| where the source
  * lies in the row [0, L), zero elsewhere (the causal padding, or columns past the tensor). */
@@ -59,7 +60,7 @@ typedef struct c1d_oracle_kernels {
   const char *name; /* "portable", "avx2" or "avx512": what C1D_ORACLE_KERNEL names */
   c1d_oracle_microkernel_fn microkernel;
   c1d_oracle_window_fn pack_window;
-  c1d_oracle_copy_fn copy_out;
+  c1d_oracle_stream_fn stream_line; /* NULL: plain copies */
 } c1d_oracle_kernels;
 
 extern const c1d_oracle_kernels c1d_oracle_portable_kernels;

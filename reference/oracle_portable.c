@@ -34,13 +34,9 @@ static void pack_window_portable(const float *src, double *xp, float *ax) {
   }
 }
 
-static void copy_portable(double *dst, const double *src, int64_t n) {
-  memcpy(dst, src, (size_t)n * sizeof(double));
-}
-
 const c1d_oracle_kernels c1d_oracle_portable_kernels = {
     .name = "portable",
     .microkernel = microkernel_portable,
     .pack_window = pack_window_portable,
-    .copy_out = copy_portable,
+    .stream_line = NULL, /* plain copies */
 };
