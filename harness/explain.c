@@ -223,7 +223,8 @@ static const c1d_noise_ref *lazy_arbitrary_noise(void *ctx) {
 
 static c1d_layout layout_of(const c1d_explainer *ex) {
   const c1d_shape *s = &ex->shape;
-  c1d_layout lay = {s->N, s->O, s->L, s->K, s->D, c1d_pad(s), ex->terms_t, (int)s->dt.y, ex->act_v, c1d_groups(s)};
+  c1d_layout lay = {s->N, s->O, s->L, s->K, s->D, c1d_pad(s), ex->terms_t, (int)s->dt.y, ex->act_v, c1d_groups(s),
+                    s->bias ? ex->b : NULL};
   return lay;
 }
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numerics/activation.h"
 #include "numerics/arith.h"
 #include "numerics/bounds.h"
 #include "numerics/decision.h"
@@ -168,6 +169,9 @@ typedef struct explan {
   int declared;  /* ... because the problem declares y of that type (the contract's one rounding) */
   double scale;  /* sigma multiplier: 1, or the arbitrary order's level on order-sensitive inputs */
   int act;       /* the activation evaluated with a fast exponential (act_fast_allowance) */
+  int bias_after; /* the bias added to an output already rounded to the store's type, then rounded
+                     again (PyTorch's cuDNN path for bf16/fp16 tensors and autocast) */
+  int bias_rounded; /* the bias rounded as the inputs are (autocast casts it with x and w) */
 } explan;
 
 #define PRODUCT_ALLOWANCE 0x1p-22
@@ -182,12 +186,46 @@ static double store_half_spacing(int store, float a) {
   return 0.0;
 }
 
+/* Whether the bias may be rounded as model m rounds its inputs (bf16 or fp16: autocast casts b with x
+ * and w; TF32_RNE stands for fp16 where the outputs are fp16), and how. */
+static int rounds_bias(int model) {
+  return model == C1D_MODEL_BF16_INPUTS || model == C1D_MODEL_BF16_WEIGHTS || model == C1D_MODEL_FP16_INPUTS ||
+         model == C1D_MODEL_TF32_RNE;
+}
+
+static float round_like_inputs(int model, float v) {
+  return model == C1D_MODEL_BF16_INPUTS || model == C1D_MODEL_BF16_WEIGHTS ? c1d_round_bf16(v) : c1d_round_fp16(v);
+}
+
+/* The bias's own roundings around the prediction of element i, as a window [lo, hi]: with bias_rounded
+ * the bias's rounding (a known shift, lo = hi); with bias_after, the bias added to an output already
+ * rounded to the store's type: that rounding's half spacing at the sum before the bias, each side. */
+static void bias_window(const c1d_layout *lay, const explan *x, int64_t i, float a, double *lo, double *hi) {
+  *lo = *hi = 0.0;
+  if (!lay->bias) return;
+  const float b = lay->bias[(i / lay->L) % lay->O];
+  if (x->bias_rounded) {
+    double db = (double)round_like_inputs(x->model, b) - (double)b;
+    if (lay->act_v) db *= c1d_silu_deriv_f64(lay->act_v[i]);
+    *lo = *hi = db;
+  }
+  if (x->bias_after && x->store != STORE_NONE && !lay->act_v) {
+    /* |the first rounding's result| = |a - b| within a's own half spacing: the larger side of both */
+    const double pre = fabs((double)a - (double)b) + 2.0 * store_half_spacing(x->store, a);
+    const double h = store_half_spacing(x->store, (float)pre);
+    *lo -= h;
+    *hi += h;
+  }
+}
+
 /* The distance of a from what x predicts: y + delta, plus kappa times the truncation bias (anywhere
- * between its two groupings b1, b2), within the output format's rounding interval. */
-static double residual_of(const explan *x, float a, double y, double delta, double b1, double b2) {
+ * between its two groupings b1, b2), within the output format's rounding interval, widened by the
+ * window [wlo, whi] of the bias's roundings. */
+static double residual_of(const explan *x, float a, double y, double delta, double b1, double b2,
+                          double wlo, double whi) {
   const double r = (double)a - (y + delta);
   if (!isfinite(r)) return INFINITY; /* the model overflows (fp16 of a large input): it explains nothing */
-  double lo = x->kappa * (b1 < b2 ? b1 : b2), hi = x->kappa * (b1 < b2 ? b2 : b1);
+  double lo = x->kappa * (b1 < b2 ? b1 : b2) + wlo, hi = x->kappa * (b1 < b2 ? b2 : b1) + whi;
   if (x->store != STORE_NONE) {
     /* A sum stored before SiLU: SiLU in y's own type is within 1.74 of its ulps of the exact SiLU of the
      * stored sum (PyTorch 1.13's bf16 F.silu on 10^6 values), so that model's window is 2 ulps each side. */
@@ -486,7 +524,10 @@ static ratios sample_ratio(const c1d_classifier_input *in, const explan *x, samp
     const int64_t i = sm->idx[j];
     const float a = in->cand[i];
     if (!isfinite(a) || !isfinite(in->ref[i]) || !(in->noise->sigma[i] > 0)) continue;
-    const double r = residual_of(x, a, in->ref[i], dl ? dl[j] : 0.0, bt ? bt[j] : 0.0, bt ? bt[S + j] : 0.0);
+    double wlo, whi;
+    bias_window(&in->layout, x, i, a, &wlo, &whi);
+    const double r = residual_of(x, a, in->ref[i], dl ? dl[j] : 0.0, bt ? bt[j] : 0.0, bt ? bt[S + j] : 0.0,
+                                 wlo, whi);
     const double act = x->act ? act_fast_allowance(&in->layout, i, in->ref[i]) : 0.0;
     const double s = sigma_of(x, in->noise->sigma[i], sq ? sq[j] : 0.0, act);
     sum += r / s;
@@ -519,8 +560,8 @@ typedef struct choice {
 /* The explanation of the bulk: the first in try_order whose median and tail both fit (a clean fit); else, among those whose median fits, the one with the smallest tail (a model that is
  * right for most elements but not for some, as ties to even against ties away, loses to the right one);
  * else the closest by median. */
-static void choose(const c1d_classifier_input *in, int store, double scale, sample_scratch *sc,
-                   choice *out) {
+static void choose_pass(const c1d_classifier_input *in, int store, double scale, sample_scratch *sc, int bp,
+                        choice *out) {
   const int declared = store != STORE_NONE && (in->layout.out_dtype == 1 || in->layout.out_dtype == 2);
   const double limit = fit_limit(in->sample->count);
   double nearest[C1D_MODEL_COUNT];
@@ -537,7 +578,9 @@ static void choose(const c1d_classifier_input *in, int store, double scale, samp
   for (int k = 0; k < N_TRY && !clean; k++) {
     explan x = {.factor = C1D_ORDER_FACTOR, .model = try_order[k].model, .acc = try_order[k].acc,
                 .allow = try_order[k].allow, .store = store, .declared = declared, .scale = scale,
-                .act = pass};
+                .act = pass, .bias_rounded = bp & 1, .bias_after = bp >> 1};
+    if (x.bias_rounded && !rounds_bias(x.model)) continue;
+    if (x.bias_after && in->layout.act_v) continue;
     if (x.allow && have_fit && !out->x.allow) continue; /* never looser than a fit in hand */
     /* A sum stored before SiLU: only with SiLU and outputs declared bf16/fp16, where the contract's one
      * rounding fits not cleanly (then only by the rule below: a tail at most half of the fit in hand) and
@@ -613,6 +656,27 @@ static void choose(const c1d_classifier_input *in, int store, double scale, samp
   }
 }
 
+/* The explanation of the bulk (choose_pass) with the bias as the contract has it; for outputs stored
+ * narrow with a bias, where that is not a clean fit, also with the bias rounded with the inputs (models
+ * of bf16 or fp16 inputs: autocast casts b with x and w), added after a first rounding of the output
+ * (PyTorch's cuDNN path for bf16/fp16), or both: the one of those with the lightest tail, where it is at
+ * most half of the first's (a local bug must not buy a wider window). */
+static void choose(const c1d_classifier_input *in, int store, double scale, sample_scratch *sc,
+                   choice *out) {
+  choose_pass(in, store, scale, sc, 0, out);
+  if (sc->failed || store == STORE_NONE || !in->layout.bias) return;
+  if (out->fits && out->ratio.tail <= fit_limit(in->sample->count)) return;
+  choice best;
+  int have = 0;
+  for (int bp = 1; bp < 4; bp++) {
+    choice c;
+    choose_pass(in, store, scale, sc, bp, &c);
+    if (sc->failed) return;
+    if (c.fits && (!have || c.ratio.tail < best.ratio.tail)) best = c, have = 1;
+  }
+  if (have && (!out->fits || best.ratio.tail <= 0.5 * out->ratio.tail)) *out = best;
+}
+
 // --- the full pass and its tests ----------------------------------------------------------------
 
 /* Everything the tests need, per element and per row, reduced in row order. */
@@ -662,7 +726,9 @@ static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_p
       p->q2[i] = -1.0f;
       p->inv_s2[i] = 0.0;
       if (!isfinite(y) || !isfinite(a) || !(in->noise->sigma[i] > 0)) continue;
-      const double r = residual_of(x, a, y, dl ? dl[i] : 0.0, bt ? bt[i] : 0.0, bt ? bt[M + i] : 0.0);
+      double wlo, whi;
+      bias_window(lay, x, i, a, &wlo, &whi);
+      const double r = residual_of(x, a, y, dl ? dl[i] : 0.0, bt ? bt[i] : 0.0, bt ? bt[M + i] : 0.0, wlo, whi);
       const double act = act_fast_allowance(lay, i, y);
       const double s = sigma_of(x, in->noise->sigma[i], sq ? sq[i] : 0.0, act);
       const double q = r / (F * s);
@@ -741,6 +807,11 @@ static void describe_explanation(const explan *x, int alt, char *buf, size_t siz
   char once[96];
   if (x->model == C1D_MODEL_PRE_ACT_ROUNDED)
     snprintf(once, sizeof once, ", the sum rounded to %s before SiLU and SiLU's result again (rounded twice)", to);
+  else if (x->bias_after)
+    snprintf(once, sizeof once, ", rounded to %s, then the bias%s added and rounded again", to,
+             x->bias_rounded ? " (rounded too)" : "");
+  else if (x->bias_rounded)
+    snprintf(once, sizeof once, ", the bias rounded too, one rounding to %s", to);
   else
     snprintf(once, sizeof once, "%s%s", x->store != STORE_NONE ? ", one rounding to " : "",
              x->store != STORE_NONE ? to : "");
@@ -763,7 +834,13 @@ static c1d_verdict verdict_of(const explan *x, char *where, size_t size) {
     snprintf(where, size, "accumulation");
     return C1D_VERDICT_REDUCED_PRECISION;
   }
-  if (x->store != STORE_NONE && !x->declared) {
+  /* Inputs rounded come first: outputs stored narrow from them (autocast) lost precision at the inputs. */
+  if (x->model == C1D_MODEL_BF16_INPUTS || x->model == C1D_MODEL_FP16_INPUTS || x->model == C1D_MODEL_BF16_WEIGHTS ||
+      (x->model == C1D_MODEL_TF32_RNE && x->store == STORE_FP16 && !x->declared)) { /* fp16 autocast */
+    snprintf(where, size, "inputs");
+    return C1D_VERDICT_REDUCED_PRECISION;
+  }
+  if ((x->store != STORE_NONE && !x->declared) || x->bias_after) {
     snprintf(where, size, "output");
     return C1D_VERDICT_REDUCED_PRECISION;
   }

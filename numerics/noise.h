@@ -28,6 +28,7 @@ typedef struct c1d_layout {
   int out_dtype;            /* the outputs' element type (reference/problem.h's c1d_dtype): 0 fp32 */
   const float *act_v;       /* with an activation (SiLU): the exact sum before it per output; else NULL */
   int64_t groups;           /* G: output channels come in G groups of O/G (0 or 1: dense) */
+  const float *bias;        /* b (length O) where the problem has a bias, else NULL: its own roundings */
 } c1d_layout;
 
 /* SiLU's float32 evaluation, beyond its sum's error, is exact within rounding except where it
