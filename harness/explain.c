@@ -25,6 +25,7 @@ c1d_model_spec c1d_model_spec_of(int model) {
     case C1D_MODEL_BF16_PRODUCTS: sp.products = C1D_ROUND_BF16; break;
     case C1D_MODEL_BF16_WEIGHTS: sp.w = C1D_ROUND_BF16; break;
     case C1D_MODEL_PRE_ACT_ROUNDED: sp.pre_act_to_y = 1; break;
+    case C1D_MODEL_BF16_SUMS: sp.products = sp.sums = C1D_ROUND_BF16; break;
     default: break;
   }
   return sp;

@@ -94,6 +94,8 @@ enum {
   C1D_MODEL_BF16_WEIGHTS,     /* w rounded to bf16, x as given (fp32 weights used as bf16) */
   C1D_MODEL_PRE_ACT_ROUNDED,  /* with SiLU and bf16/fp16 y: the sum stored in y's type, then SiLU on it in
                                  that type (two operators, as PyTorch's F.silu(conv1d(...)) on bf16) */
+  C1D_MODEL_BF16_SUMS,        /* from the bias, each product and each running sum rounded to bf16, taps in
+                                 order (PyTorch 1.13's CPU bf16 path without AVX-512 bf16) */
   C1D_MODEL_COUNT
 };
 /* "fp32 accumulation (naive order)", "tf32 inputs (round to nearest)", ... */

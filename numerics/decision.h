@@ -29,6 +29,8 @@ typedef struct c1d_test_result {
   double a_region;      /* false-alarm probability per region (Bonferroni) */
   double z_region;      /* its normal quantile */
   double mu, var;       /* the null law of q^2 */
+  int fired_signs;      /* the errors beyond signs_level sigma point one way (an offset): classifier.c */
+  double signs_level;
 } c1d_test_result;
 
 /* Runs every test on q2 (N*O*L values, negative where an element is not compared), marking the

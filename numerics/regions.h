@@ -19,6 +19,14 @@ enum { C1D_TILE_O = 8, C1D_TILE_T = 32 };
  * or -1 without memory. */
 int c1d_describe_marks(const unsigned char *mark, const c1d_layout *lay, int64_t total, c1d_region *r);
 
+/* Whether the marked elements crowd into one batch, output channel, row (n, o), position t, 32-position
+ * block or tile seam class (t mod 32) beyond chance: the fullest category of some dimension holds at
+ * least `ratio` times its share of the marks, and at least that many marks are unlikely under marks
+ * spread uniformly (binomial, Bonferroni over the categories and dimensions, at probability alpha). The
+ * effect size keeps the test from firing on the mild unevenness of rounding tails at tens of millions of
+ * elements. */
+int c1d_marks_concentrated(const unsigned char *mark, const c1d_layout *lay, double ratio, double alpha);
+
 #ifdef __cplusplus
 }
 #endif

@@ -48,3 +48,21 @@ double c1d_poisson_upper_quantile(double lambda, double p) {
   }
   return 0.0;
 }
+
+/* Summed from c up until the terms stop counting. */
+double c1d_log_binomial_tail(int64_t k, double p, int64_t c) {
+  if (c <= 0) return 0.0;
+  if (c > k) return -INFINITY;
+  const double lp = log(p), lq = log1p(-p), lk = lgamma((double)k + 1.0);
+  double first = 0.0, sum = 0.0;
+  for (int64_t j = c; j <= k; j++) {
+    const double lt = lk - lgamma((double)j + 1.0) - lgamma((double)(k - j) + 1.0) + (double)j * lp +
+                      (double)(k - j) * lq;
+    if (j == c) first = lt;
+    const double term = exp(lt - first);
+    sum += term;
+    if (term < 1e-17 * sum) break;
+  }
+  return first + log(sum);
+}
+

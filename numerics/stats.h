@@ -3,6 +3,8 @@
 #ifndef C1D_STATS_H
 #define C1D_STATS_H
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -26,6 +28,9 @@ double c1d_sum_upper_quantile_z(double n, double mu, double var, double z);
 
 /* The smallest k with P(X >= k) <= p for X ~ Poisson(lambda). */
 double c1d_poisson_upper_quantile(double lambda, double p);
+
+/* log P(X >= c) for X ~ Binomial(k, p), 0 < p < 1. */
+double c1d_log_binomial_tail(int64_t k, double p, int64_t c);
 
 #ifdef __cplusplus
 }

@@ -98,8 +98,8 @@ static double act_slope(const c1d_shape *s, double v) { return s->act == C1D_ACT
 c1d_status c1d_model_delta_full(const c1d_shape *s, const c1d_model_inputs *mi, const float *b,
                                 const double *ref, float *delta) {
   const int64_t ny = c1d_y_count(s);
-  if (mi->spec.products != C1D_ROUND_NONE) {
-    /* Rounded products are no product of rounded inputs: element by element. */
+  if (mi->spec.products != C1D_ROUND_NONE || mi->spec.sums != C1D_ROUND_NONE) {
+    /* Rounded products (or sums) are no product of rounded inputs: element by element. */
 #pragma omp parallel for schedule(dynamic, 64)
     for (int64_t i = 0; i < ny; i++) {
       const int64_t t = i % s->L, o = (i / s->L) % s->O, n = i / (s->L * s->O);
@@ -162,6 +162,7 @@ static inline double half_ulp_toward_zero(double acc) {
 void c1d_model_eval_at(const c1d_shape *s, const c1d_model_inputs *mi, const float *b, int64_t n,
                        int64_t o, int64_t t, double *value, double *beta_pad, double *beta_live) {
   double acc = s->bias ? (double)b[o] : 0.0, pad = 0.0, live = 0.0;
+  const c1d_rounding sums = mi->spec.sums;
   int live_in_step = 0;  /* the current padded step holds a product that reads a value */
   int64_t live_count = 0;
   const int64_t cg = c1d_cin_per_group(s), c0 = c1d_group_first_c(s, o);
@@ -171,6 +172,7 @@ void c1d_model_eval_at(const c1d_shape *s, const c1d_model_inputs *mi, const flo
     for (int64_t k = 0; k < s->K; k++) {
       if (k >= k0) {
         acc += model_product(s, mi, n, c, c1d_source_time(s, t, k), wrow + k);
+        if (sums != C1D_ROUND_NONE) acc = (double)c1d_round_as(sums, (float)acc); /* exact sum, one rounding */
         live_in_step = 1;
         if (++live_count % C1D_TC_STEP == 0 || live_count == live_total) live += half_ulp_toward_zero(acc);
       }

@@ -41,6 +41,7 @@ typedef struct c1d_model_spec {
   int split3;
   c1d_rounding products; /* each product rounded so before the sum (bf16 products: vLLM issue 52887) */
   int pre_act_to_y;      /* the sum rounded to y's type before the activation: a result rounded twice */
+  c1d_rounding sums;     /* each running sum rounded so, from the bias, terms in order (bf16 sums) */
 } c1d_model_spec;
 
 /* The inputs as a model sees them: x, the initial states st and w rounded (x1, s1, w1), or split (x1,

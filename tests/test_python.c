@@ -57,6 +57,14 @@ static void run_class(const char *cls) {
 
 Test(python, explains_pytorch_convolutions_fp32_and_bf16_as_rounding) { run_class("CorrectOutputsAreRounding"); }
 
+Test(python, explains_this_cpus_pytorch_bf16_paths_by_the_arithmetic_each_was_seen_to_do) {
+  run_class("ThisMachinesPyTorchIsExplained");
+}
+
+Test(python, explains_the_real_library_corpus_of_pytorch_and_cudnn_on_the_h200_as_rounding_at_its_stage) {
+  run_class("RealLibraryOutputsAreRounding");
+}
+
 Test(python, finds_products_rounded_to_bf16_an_offset_channel_and_ignored_states) {
   run_class("PlantedBugsAreFound");
 }

@@ -9,6 +9,7 @@ Each correct output is PyTorch's own (F.conv1d on the causally padded input, or 
 concatenated before it) and must be explained as rounding; each planted bug must be found where it is.
 """
 
+import importlib.util
 import os
 import unittest
 
@@ -18,6 +19,35 @@ import torch.nn.functional as F
 import convlab
 
 NOT_A_BUG = ("fp32-rounding", "tf32-inputs", "reduced-precision")
+REALCORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "realcorpus")
+
+
+def bf16_sums(xs, w, b, groups):
+    """PyTorch 1.13's CPU bf16 convolution where oneDNN's bf16 path is not taken (CPUs without AVX-512 bf16,
+    or torch.backends.mkldnn off): from the bias, each product rounded to bf16 and each running sum too,
+    input channels outer, taps inner. xs is the padded input (N, C, L + K - 1)."""
+    O, cg, K = w.shape
+    N, L = xs.shape[0], xs.shape[2] - K + 1
+    og = O // groups
+    acc = b.float().view(1, O, 1).expand(N, O, L).clone()
+    for c in range(cg):
+        src = xs[:, torch.arange(O) // og * cg + c, :].float()  # the input channel each output reads
+        for k in range(K):
+            p = (src[:, :, k:k + L] * w[:, c, k].float().view(1, O, 1)).bfloat16().float()
+            acc = (acc + p).bfloat16().float()
+    return acc.bfloat16()
+
+
+def cpu_path(xs, w, b, groups, mkldnn):
+    """(PyTorch's bf16 conv1d on this CPU with oneDNN on or off, the arithmetic it was seen to do): "contract"
+    (a float32 sum rounded once), "bf16 sums" (bf16_sums), or None (neither: a new path to emulate)."""
+    with torch.backends.mkldnn.flags(enabled=mkldnn):
+        y = F.conv1d(xs, w, b, groups=groups)
+    if torch.equal(y, F.conv1d(xs.float(), w.float(), b.float(), groups=groups).bfloat16()):
+        return y, "contract"
+    if torch.equal(y, bf16_sums(xs, w, b, groups)):
+        return y, "bf16 sums"
+    return y, None
 
 
 def causal(x, w, b=None, *, dilation=1, groups=1):
@@ -103,15 +133,25 @@ class CorrectOutputsAreRounding(unittest.TestCase):
         self.assertEqual(r["verdict"], "fp32-rounding", r["reason"])
         self.assertEqual(r["problem"]["layout"], "nlc")
 
-    def test_pytorchs_native_bf16_conv1d_then_silu_is_reduced_precision_where_output(self):
+    def test_pytorchs_native_bf16_conv1d_then_silu_is_reduced_precision_where_its_cpu_path_says(self):
         # conv1d in bf16 stores its result before F.silu (in bf16 here) rounds again: more rounding than
         # the contract, at the output, no bug. On integer inputs the sums are exact, so the SiLU's own
-        # bf16 error is all there is (it was called a certain bug before the stored-sum model).
+        # bf16 error is all there is (it was called a certain bug before the stored-sum model). Which
+        # arithmetic this CPU's PyTorch does is decided here, by emulation, on both of its paths: oneDNN's
+        # (the contract's sums, where the CPU has AVX-512 bf16) and the one without (bf16 running sums).
         m = Mamba(7)
         for name, xs, w, b in (("normal", m.xs, m.w, m.b), ("integer", *self.integer_problem(m))):
-            r = convlab.explain(xs[:, :, m.K - 1:], w, F.silu(F.conv1d(xs, w, b, groups=m.C)), b, groups=m.C,
-                                activation="silu", initial_states=xs[:, :, :m.K - 1])
-            self.assertEqual((r["verdict"], r["where"]), ("reduced-precision", "output"), name + ": " + r["reason"])
+            for mkldnn in (True, False):
+                y, path = cpu_path(xs, w, b, m.C, mkldnn)
+                self.assertIsNotNone(path, f"{name}, oneDNN {mkldnn}: PyTorch's bf16 conv1d on this CPU is "
+                                           "neither the contract's sum nor bf16 running sums")
+                with torch.backends.mkldnn.flags(enabled=mkldnn):
+                    out = F.silu(y)
+                r = convlab.explain(xs[:, :, m.K - 1:], w, out, b, groups=m.C, activation="silu",
+                                    initial_states=xs[:, :, :m.K - 1])
+                want = "output" if path == "contract" else "accumulation"
+                self.assertEqual((r["verdict"], r["where"]), ("reduced-precision", want),
+                                 f"{name}, oneDNN {mkldnn} ({path}): {r['reason']}")
 
     @staticmethod
     def integer_problem(m):
@@ -119,6 +159,54 @@ class CorrectOutputsAreRounding(unittest.TestCase):
         def ints(*shape):
             return torch.randint(-20, 21, shape, generator=g).to(torch.bfloat16)
         return ints(*m.xs.shape), ints(*m.w.shape), ints(*m.b.shape)
+
+
+class ThisMachinesPyTorchIsExplained(unittest.TestCase):
+    """PyTorch 1.13's CPU bf16 convolutions, on both of its paths, with a bias, dense and depthwise: the
+    verdict follows from the arithmetic the path was seen to do (no test may assume one CPU's path)."""
+
+    def test_bf16_conv1d_with_bias_on_each_cpu_path_is_explained_by_its_arithmetic(self):
+        g = torch.Generator().manual_seed(21)
+        for groups, C, O, K in ((1, 16, 12, 4), (64, 64, 64, 4)):
+            x = torch.randn(2, C, 512, generator=g).bfloat16()
+            w = conv_init(O, C // groups, K, fan_in=C // groups * K, generator=g).bfloat16()
+            b = conv_init(O, fan_in=C // groups * K, generator=g).bfloat16()
+            xs = F.pad(x, (K - 1, 0))
+            for mkldnn in (True, False):
+                y, path = cpu_path(xs, w, b, groups, mkldnn)
+                self.assertIsNotNone(path, f"groups {groups}, oneDNN {mkldnn}: PyTorch's bf16 conv1d on this "
+                                           "CPU is neither the contract's sum nor bf16 running sums")
+                r = convlab.explain(x, w, y, b, groups=groups)
+                want = ("fp32-rounding", "") if path == "contract" else ("reduced-precision", "accumulation")
+                self.assertEqual((r["verdict"], r["where"] or ""), want,
+                                 f"groups {groups}, oneDNN {mkldnn} ({path}): {r['reason']}")
+
+
+class RealLibraryOutputsAreRounding(unittest.TestCase):
+    """The ten outputs PyTorch 2.11 and cuDNN 9.19 made on an H200 (tests/data/realcorpus, inputs from seeds):
+    TF32, FFT, autocast with a bias, bf16/fp16 tensors with a bias, NHWC depthwise and grouped. Each is
+    correct; each is named by the stage that lost precision."""
+
+    EXPECTED = {  # mode: (verdict, where)
+        "tf32": ("tf32-inputs", ""), "fp32_bench": ("fp32-rounding", ""),
+        "ac_bf16": ("reduced-precision", "inputs"), "ac_fp16": ("reduced-precision", "inputs"),
+        "bf16": ("reduced-precision", "output"), "fp16": ("reduced-precision", "output"),
+        "bf16_cl": ("reduced-precision", "output"),
+    }
+
+    def test_every_case_is_rounding_at_its_stage(self):
+        spec = importlib.util.spec_from_file_location("realcorpus_load", os.path.join(REALCORPUS, "load.py"))
+        load = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(load)
+        names = sorted(f[:-5] for f in os.listdir(REALCORPUS) if f.endswith(".json"))
+        self.assertEqual(len(names), 10)
+        for name in names:
+            meta, x, w, b, y = load.load(name)
+            dt = {None: torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[meta.get("declared")]
+            t = lambda a: None if a is None else torch.from_numpy(a.copy()).to(dt)
+            r = convlab.explain(t(x), t(w), t(y), t(b), groups=meta["G"], dilation=meta["D"])
+            mode = meta.get("mode", "tf32")
+            self.assertEqual((r["verdict"], r["where"] or ""), self.EXPECTED[mode], f"{name} ({mode}): {r['reason']}")
 
 
 class PlantedBugsAreFound(unittest.TestCase):

@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""The real-library null corpus on a GPU machine: correct causal conv1d outputs that PyTorch and cuDNN
+compute the ways users run them, each explained by convlab. Every one is correct, so every verdict must be
+rounding of some kind (fp32-rounding, tf32-inputs, reduced-precision); a bug verdict is a false alarm.
+
+Sources (per size): cuDNN with TF32 allowed (PyTorch's default for convolutions), TF32 off, TF32 off with
+cudnn.benchmark (FFT or Winograd where cuDNN finds them faster), torch.autocast bf16 and fp16 with a bias
+(x, w, b given in float32, y.float() saved, as users save it), bf16 and fp16 tensors with a bias (PyTorch adds
+the bias to the already rounded output), and depthwise bf16 with a bias in channels_last (cuDNN's NHWC
+kernels, conv2d on (N, C, 1, L)). Inputs from numpy's PCG64 seeds, as ../shared/realcorpus's load.py makes
+them. One `convlab explain` per input set: the float32-file outputs share one oracle.
+
+usage: real_corpus.py --convlab PATH --out DIR [--sizes 2M,16M,67M] [--sources dense,lowp,dw]
+Prints one line per output (source, outputs, verdict, where, seconds) and writes DIR/corpus.json; exit 0
+when no output is called a bug, 1 when one is, 2 on a usage or setup error.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+SIZES = {  # name: (N, C=O, L) of the dense problem, K=4; depthwise: (N, C=O=G, L)
+    "2M": ((8, 256, 1024), (8, 1024, 256)),
+    "16M": ((16, 256, 4096), (16, 2048, 512)),
+    "67M": ((16, 256, 16384), (16, 4096, 1024)),
+}
+K = 4
+
+
+def inputs(N, C, O, L, G, seed, bias=True):
+    r = np.random.default_rng(seed)
+    x = r.standard_normal((N, C, L), dtype=np.float32)
+    bound = 1.0 / np.sqrt(C // G * K)
+    w = r.uniform(-bound, bound, (O, C // G, K)).astype(np.float32)
+    b = r.uniform(-bound, bound, O).astype(np.float32) if bias else None
+    return x, w, b
+
+
+def conv(torch, F, x, w, b, G, dtype=None, autocast=None, channels_last=False):
+    """PyTorch's causal conv1d on the GPU, as float32 (values of dtype when dtype is bf16/fp16)."""
+    dev = "cuda"
+    xt, wt = torch.from_numpy(x).to(dev), torch.from_numpy(w).to(dev)
+    bt = torch.from_numpy(b).to(dev) if b is not None else None
+    if dtype is not None:
+        xt, wt = xt.to(dtype), wt.to(dtype)
+        bt = bt.to(dtype) if bt is not None else None
+    with torch.no_grad():
+        if channels_last:
+            x4 = F.pad(xt, (K - 1, 0)).unsqueeze(2).contiguous(memory_format=torch.channels_last)
+            w4 = wt.unsqueeze(2).contiguous(memory_format=torch.channels_last)
+            y = F.conv2d(x4, w4, bt, groups=G).squeeze(2)
+        elif autocast is not None:
+            with torch.autocast("cuda", dtype=autocast):
+                y = F.conv1d(F.pad(xt, (K - 1, 0)), wt, bt, groups=G)
+        else:
+            y = F.conv1d(F.pad(xt, (K - 1, 0)), wt, bt, groups=G)
+        torch.cuda.synchronize()
+    return y.contiguous()
+
+
+def explain(convlab, files, ys, groups, out_dir):
+    """convlab explain on x, w, b files and outputs ys [(name, file)]: [(verdict dict)], seconds."""
+    args = [convlab, "explain", "--json"]
+    if "case" in files:
+        args += ["--case", files["case"]]
+    else:
+        args += ["--x", files["x"], "--w", files["w"]] + (["--b", files["b"]] if "b" in files else [])
+        for _, f in ys:
+            args += ["--y", f]
+    if groups > 1:
+        args += ["--groups", str(groups)]
+    t0 = time.time()
+    done = subprocess.run(args, capture_output=True, text=True)
+    secs = time.time() - t0
+    if done.returncode != 0:
+        raise RuntimeError(f"convlab explain failed ({done.returncode}): {done.stderr.strip()[:400]}")
+    if done.stderr.strip():  # C1D_TRACE_MARKS's evidence, kept beside the table
+        with open(os.path.join(out_dir, "trace.txt"), "a") as fh:
+            fh.write(f"--- {' '.join(n for n, _ in ys)}\n{done.stderr}")
+    res = json.loads(done.stdout)
+    return (res if isinstance(res, list) else [res]), secs
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--convlab", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--sizes", default="2M,16M,67M")
+    ap.add_argument("--sources", default="dense,lowp,dw")
+    a = ap.parse_args()
+    try:
+        import torch
+        import torch.nn.functional as F
+        sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+        from convlab import _safetensors
+    except ImportError as e:
+        print(f"real_corpus: {e}", file=sys.stderr)
+        return 2
+    if not torch.cuda.is_available():
+        print("real_corpus: no CUDA device for PyTorch", file=sys.stderr)
+        return 2
+    os.makedirs(a.out, exist_ok=True)
+    tmp = os.path.join(a.out, "tmp")
+    os.makedirs(tmp, exist_ok=True)
+    sources = a.sources.split(",")
+    rows = []
+
+    def record(size, source, n_out, res, secs, note=""):
+        row = {"size": size, "source": source, "outputs": n_out, "verdict": res["verdict"],
+               "where": res.get("where") or "", "seconds": round(secs, 2), "reason": res["reason"]}
+        rows.append(row)
+        print(f"{size:4s} {source:22s} {n_out:>10d} {row['verdict']:18s} {row['where']:12s} {secs:7.1f} s{note}",
+              flush=True)
+
+    print(f"torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}, {torch.cuda.get_device_name()}")
+    for size in a.sizes.split(","):
+        (N, C, L), (Nd, Cd, Ld) = SIZES[size]
+        seed = 1000 + len(rows)
+        if "dense" in sources:
+            x, w, b = inputs(N, C, C, L, 1, seed)
+            f = {"x": os.path.join(tmp, "x.npy"), "w": os.path.join(tmp, "w.npy"), "b": os.path.join(tmp, "b.npy")}
+            np.save(f["x"], x), np.save(f["w"], w), np.save(f["b"], b)
+            ys = []
+            for name, setup, kw in (
+                    ("cudnn tf32 (default)", (True, False), {}),
+                    ("cudnn fp32", (False, False), {}),
+                    ("cudnn fp32 benchmark", (False, True), {}),
+                    ("cudnn tf32 benchmark", (True, True), {}),
+                    ("autocast bf16 + bias", (True, False), {"autocast": torch.bfloat16}),
+                    ("autocast fp16 + bias", (True, False), {"autocast": torch.float16})):
+                torch.backends.cudnn.allow_tf32, torch.backends.cudnn.benchmark = setup
+                y = conv(torch, F, x, w, b, 1, **kw).float().cpu().numpy()
+                path = os.path.join(tmp, f"y{len(ys)}.npy")
+                np.save(path, y)
+                ys.append((name, path))
+            torch.backends.cudnn.allow_tf32, torch.backends.cudnn.benchmark = True, False
+            res, secs = explain(a.convlab, f, ys, 1, a.out)
+            for (name, _), r in zip(ys, res):
+                record(size, name, y.size, r, secs / len(ys), " (shared oracle: time per output)")
+        if "lowp" in sources:
+            x, w, b = inputs(N, C, C, L, 1, seed + 1)
+            for name, dt in (("bf16 tensors + bias", torch.bfloat16), ("fp16 tensors + bias", torch.float16)):
+                y = conv(torch, F, x, w, b, 1, dtype=dt)
+                tt = {k: torch.from_numpy(v).to(dt) for k, v in (("x", x), ("w", w), ("b", b))}
+                case = os.path.join(tmp, "case.safetensors")
+                _safetensors.write(case, {"x": tt["x"], "w": tt["w"], "b": tt["b"], "initial_states": None,
+                                          "y": y.cpu()})
+                res, secs = explain(a.convlab, {"case": case}, [(name, case)], 1, a.out)
+                record(size, name, y.numel(), res[0], secs)
+        if "dw" in sources:
+            x, w, b = inputs(Nd, Cd, Cd, Ld, Cd, seed + 2)
+            dt = torch.bfloat16
+            y = conv(torch, F, x, w, b, Cd, dtype=dt, channels_last=True)
+            tt = {k: torch.from_numpy(v).to(dt) for k, v in (("x", x), ("w", w), ("b", b))}
+            case = os.path.join(tmp, "case.safetensors")
+            _safetensors.write(case, {"x": tt["x"], "w": tt["w"], "b": tt["b"], "initial_states": None,
+                                      "y": y.cpu()})
+            res, secs = explain(a.convlab, {"case": case}, [("dw", case)], Cd, a.out)
+            record(size, "depthwise bf16 NHWC + bias", y.numel(), res[0], secs)
+    for fn in os.listdir(tmp):
+        os.remove(os.path.join(tmp, fn))
+    os.rmdir(tmp)
+    bugs = [r for r in rows if r["verdict"] in ("bug-localized", "bug-global", "non-finite")]
+    with open(os.path.join(a.out, "corpus.json"), "w") as fh:
+        json.dump({"torch": torch.__version__, "cudnn": torch.backends.cudnn.version(), "rows": rows}, fh, indent=1)
+    print(f"{len(rows)} correct outputs, {len(bugs)} called a bug")
+    for r in bugs:
+        print(f"  FALSE ALARM {r['size']} {r['source']}: {r['reason'][:600]}")
+    return 1 if bugs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
