@@ -10,7 +10,13 @@ the bias to the already rounded output), and depthwise bf16 with a bias in chann
 kernels, conv2d on (N, C, 1, L)). Inputs from numpy's PCG64 seeds, as ../shared/realcorpus's load.py makes
 them. One `convlab explain` per input set: the float32-file outputs share one oracle.
 
-usage: real_corpus.py --convlab PATH --out DIR [--sizes 2M,16M,67M] [--sources dense,lowp,dw]
+With --device cpu (Debian's PyTorch 1.13, no GPU): fp32 through oneDNN and with oneDNN off (im2col +
+OpenBLAS SGEMM: run it under each OPENBLAS_CORETYPE the CPU can run), autocast bf16 with a bias, bf16
+tensors with a bias and bf16 depthwise on both CPU paths (oneDNN's, and the bf16 running sums of CPUs
+without AVX-512 bf16).
+
+usage: real_corpus.py --convlab PATH --out DIR [--device cuda|cpu] [--sizes 2M,16M,67M]
+                      [--sources dense,lowp,dw]
 Prints one line per output (source, outputs, verdict, where, seconds) and writes DIR/corpus.json; exit 0
 when no output is called a bug, 1 when one is, 2 on a usage or setup error.
 """
@@ -25,6 +31,7 @@ import numpy as np
 
 SIZES = {  # name: (N, C=O, L) of the dense problem, K=4; depthwise: (N, C=O=G, L)
     "2M": ((8, 256, 1024), (8, 1024, 256)),
+    "4M": ((4, 256, 4096), (4, 1024, 1024)),
     "16M": ((16, 256, 4096), (16, 2048, 512)),
     "67M": ((16, 256, 16384), (16, 4096, 1024)),
 }
@@ -40,25 +47,25 @@ def inputs(N, C, O, L, G, seed, bias=True):
     return x, w, b
 
 
-def conv(torch, F, x, w, b, G, dtype=None, autocast=None, channels_last=False):
-    """PyTorch's causal conv1d on the GPU, as float32 (values of dtype when dtype is bf16/fp16)."""
-    dev = "cuda"
+def conv(torch, F, x, w, b, G, dtype=None, autocast=None, channels_last=False, dev="cuda", mkldnn=True):
+    """PyTorch's causal conv1d on dev, as float32 (values of dtype when dtype is bf16/fp16)."""
     xt, wt = torch.from_numpy(x).to(dev), torch.from_numpy(w).to(dev)
     bt = torch.from_numpy(b).to(dev) if b is not None else None
     if dtype is not None:
         xt, wt = xt.to(dtype), wt.to(dtype)
         bt = bt.to(dtype) if bt is not None else None
-    with torch.no_grad():
+    with torch.no_grad(), torch.backends.mkldnn.flags(enabled=mkldnn):
         if channels_last:
             x4 = F.pad(xt, (K - 1, 0)).unsqueeze(2).contiguous(memory_format=torch.channels_last)
             w4 = wt.unsqueeze(2).contiguous(memory_format=torch.channels_last)
             y = F.conv2d(x4, w4, bt, groups=G).squeeze(2)
         elif autocast is not None:
-            with torch.autocast("cuda", dtype=autocast):
+            with torch.autocast(dev, dtype=autocast):
                 y = F.conv1d(F.pad(xt, (K - 1, 0)), wt, bt, groups=G)
         else:
             y = F.conv1d(F.pad(xt, (K - 1, 0)), wt, bt, groups=G)
-        torch.cuda.synchronize()
+        if dev == "cuda":
+            torch.cuda.synchronize()
     return y.contiguous()
 
 
@@ -89,6 +96,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--convlab", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--device", default="cuda", choices=("cuda", "cpu"))
     ap.add_argument("--sizes", default="2M,16M,67M")
     ap.add_argument("--sources", default="dense,lowp,dw")
     a = ap.parse_args()
@@ -100,8 +108,9 @@ def main():
     except ImportError as e:
         print(f"real_corpus: {e}", file=sys.stderr)
         return 2
-    if not torch.cuda.is_available():
-        print("real_corpus: no CUDA device for PyTorch", file=sys.stderr)
+    dev = a.device
+    if dev == "cuda" and not torch.cuda.is_available():
+        print("real_corpus: no CUDA device for PyTorch (--device cpu runs PyTorch's CPU paths)", file=sys.stderr)
         return 2
     os.makedirs(a.out, exist_ok=True)
     tmp = os.path.join(a.out, "tmp")
@@ -116,7 +125,8 @@ def main():
         print(f"{size:4s} {source:22s} {n_out:>10d} {row['verdict']:18s} {row['where']:12s} {secs:7.1f} s{note}",
               flush=True)
 
-    print(f"torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}, {torch.cuda.get_device_name()}")
+    print(f"torch {torch.__version__}, " + (f"cuDNN {torch.backends.cudnn.version()}, {torch.cuda.get_device_name()}"
+          if dev == "cuda" else f"CPU, OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', 'auto')}"))
     for size in a.sizes.split(","):
         (N, C, L), (Nd, Cd, Ld) = SIZES[size]
         seed = 1000 + len(rows)
@@ -125,26 +135,34 @@ def main():
             f = {"x": os.path.join(tmp, "x.npy"), "w": os.path.join(tmp, "w.npy"), "b": os.path.join(tmp, "b.npy")}
             np.save(f["x"], x), np.save(f["w"], w), np.save(f["b"], b)
             ys = []
-            for name, setup, kw in (
-                    ("cudnn tf32 (default)", (True, False), {}),
-                    ("cudnn fp32", (False, False), {}),
-                    ("cudnn fp32 benchmark", (False, True), {}),
-                    ("cudnn tf32 benchmark", (True, True), {}),
-                    ("autocast bf16 + bias", (True, False), {"autocast": torch.bfloat16}),
-                    ("autocast fp16 + bias", (True, False), {"autocast": torch.float16})):
-                torch.backends.cudnn.allow_tf32, torch.backends.cudnn.benchmark = setup
-                y = conv(torch, F, x, w, b, 1, **kw).float().cpu().numpy()
+            runs = ((("cudnn tf32 (default)", (True, False), {}),
+                     ("cudnn fp32", (False, False), {}),
+                     ("cudnn fp32 benchmark", (False, True), {}),
+                     ("cudnn tf32 benchmark", (True, True), {}),
+                     ("autocast bf16 + bias", (True, False), {"autocast": torch.bfloat16}),
+                     ("autocast fp16 + bias", (True, False), {"autocast": torch.float16})) if dev == "cuda" else
+                    (("torch fp32 (oneDNN)", None, {}),
+                     ("torch fp32 (oneDNN off: SGEMM)", None, {"mkldnn": False}),
+                     ("autocast bf16 + bias (CPU)", None, {"autocast": torch.bfloat16})))
+            for name, setup, kw in runs:
+                if setup:
+                    torch.backends.cudnn.allow_tf32, torch.backends.cudnn.benchmark = setup
+                y = conv(torch, F, x, w, b, 1, dev=dev, **kw).float().cpu().numpy()
                 path = os.path.join(tmp, f"y{len(ys)}.npy")
                 np.save(path, y)
                 ys.append((name, path))
-            torch.backends.cudnn.allow_tf32, torch.backends.cudnn.benchmark = True, False
+            if dev == "cuda":
+                torch.backends.cudnn.allow_tf32, torch.backends.cudnn.benchmark = True, False
             res, secs = explain(a.convlab, f, ys, 1, a.out)
             for (name, _), r in zip(ys, res):
                 record(size, name, y.size, r, secs / len(ys), " (shared oracle: time per output)")
         if "lowp" in sources:
             x, w, b = inputs(N, C, C, L, 1, seed + 1)
-            for name, dt in (("bf16 tensors + bias", torch.bfloat16), ("fp16 tensors + bias", torch.float16)):
-                y = conv(torch, F, x, w, b, 1, dtype=dt)
+            lowp = ((("bf16 tensors + bias", torch.bfloat16, True), ("fp16 tensors + bias", torch.float16, True))
+                    if dev == "cuda" else (("bf16 tensors + bias (oneDNN)", torch.bfloat16, True),
+                                           ("bf16 tensors + bias (oneDNN off)", torch.bfloat16, False)))
+            for name, dt, mk in lowp:
+                y = conv(torch, F, x, w, b, 1, dtype=dt, dev=dev, mkldnn=mk)
                 tt = {k: torch.from_numpy(v).to(dt) for k, v in (("x", x), ("w", w), ("b", b))}
                 case = os.path.join(tmp, "case.safetensors")
                 _safetensors.write(case, {"x": tt["x"], "w": tt["w"], "b": tt["b"], "initial_states": None,
@@ -154,19 +172,23 @@ def main():
         if "dw" in sources:
             x, w, b = inputs(Nd, Cd, Cd, Ld, Cd, seed + 2)
             dt = torch.bfloat16
-            y = conv(torch, F, x, w, b, Cd, dtype=dt, channels_last=True)
             tt = {k: torch.from_numpy(v).to(dt) for k, v in (("x", x), ("w", w), ("b", b))}
-            case = os.path.join(tmp, "case.safetensors")
-            _safetensors.write(case, {"x": tt["x"], "w": tt["w"], "b": tt["b"], "initial_states": None,
-                                      "y": y.cpu()})
-            res, secs = explain(a.convlab, {"case": case}, [("dw", case)], Cd, a.out)
-            record(size, "depthwise bf16 NHWC + bias", y.numel(), res[0], secs)
+            for name, kw in ((("depthwise bf16 NHWC + bias", {"channels_last": True}),) if dev == "cuda" else
+                             (("depthwise bf16 + bias (oneDNN)", {}), ("depthwise bf16 + bias (oneDNN off)",
+                                                                       {"mkldnn": False}))):
+                y = conv(torch, F, x, w, b, Cd, dtype=dt, dev=dev, **kw)
+                case = os.path.join(tmp, "case.safetensors")
+                _safetensors.write(case, {"x": tt["x"], "w": tt["w"], "b": tt["b"], "initial_states": None,
+                                          "y": y.cpu()})
+                res, secs = explain(a.convlab, {"case": case}, [("dw", case)], Cd, a.out)
+                record(size, name, y.numel(), res[0], secs)
     for fn in os.listdir(tmp):
         os.remove(os.path.join(tmp, fn))
     os.rmdir(tmp)
     bugs = [r for r in rows if r["verdict"] in ("bug-localized", "bug-global", "non-finite")]
     with open(os.path.join(a.out, "corpus.json"), "w") as fh:
-        json.dump({"torch": torch.__version__, "cudnn": torch.backends.cudnn.version(), "rows": rows}, fh, indent=1)
+        json.dump({"torch": torch.__version__, "device": dev, "rows": rows,
+                   "cudnn": torch.backends.cudnn.version() if dev == "cuda" else None}, fh, indent=1)
     print(f"{len(rows)} correct outputs, {len(bugs)} called a bug")
     for r in bugs:
         print(f"  FALSE ALARM {r['size']} {r['source']}: {r['reason'][:600]}")
