@@ -251,6 +251,19 @@ static double residual_of(const explan *x, float a, double y, double delta, doub
   return r > hi ? r - hi : r < lo ? r - lo : 0.0;
 }
 
+/* The residual of element i under x from the full model arrays (dl, bt: NULL where x needs none), within
+ * every window the tests allow: what full_pass_run measures and the sign tests read. */
+static double element_residual(const c1d_classifier_input *in, const explan *x, const float *dl, const float *bt,
+                               int64_t i) {
+  const c1d_layout *lay = &in->layout;
+  const int64_t M = lay->N * lay->O * lay->L;
+  const double y = in->ref[i], d = dl ? dl[i] : 0.0;
+  double wlo, whi;
+  bias_window(lay, x, i, in->cand[i], &wlo, &whi);
+  underflow_window(lay, i, y + d, &wlo, &whi);
+  return residual_of(x, in->cand[i], y, d, bt ? bt[i] : 0.0, bt ? bt[M + i] : 0.0, wlo, whi);
+}
+
 /* The rounding unit of the accumulator over float32's. */
 static double accumulator_scale(c1d_accumulation acc) {
   return acc == C1D_ACC_FP16 ? 0x1p13 : acc == C1D_ACC_BF16 ? 0x1p16 : 1.0;
@@ -572,29 +585,22 @@ static double fit_limit(int64_t count) {
   return C1D_ORDER_FACTOR * C1D_ORDER_FACTOR * (1.0 + 4.0 / sqrt((double)(count > 1 ? count : 1)));
 }
 
-/* How much noisier than its own bulk (level: the sample's mean without its largest 1 %) a candidate may
- * be anywhere: 1.5 times in amplitude, and never less than the naive order's level nor more than 1.5 F.
- * Narrow accumulators also lose small terms outright (stagnation): tails heavier than a scaled float32
- * noise, 1.5 F. */
-/* The tails never held tighter than the contract admits: any order may be C1D_ORDER_FACTOR times as
- * noisy as the naive one anywhere (cuDNN's TF32 kernel runs the last batch of 16 at 1.6 times the noise
- * of the others, its tails heavier than the naive order's at that level). */
-#define NOISE_FACTOR_MIN C1D_ORDER_FACTOR
-/* Regions are held to the candidate's own bulk (1.5 times its level) but never below what the contract
- * admits either: a kernel is not one arithmetic everywhere (cuDNN's TF32 last batch: 1.24 times the naive
- * order's noise where the others have 0.57; another order there, tap-major, 1.6 times). */
-#define REGION_FACTOR_MIN C1D_ORDER_FACTOR
-/* Scattered marks are heavier tails only while they stay within 10 tail sigmas (|q| at the tails' factor):
+/* Scattered marks are heavier tails only while they stay within 10 sigmas (|q| at the factor >= F):
  * the false marks of real libraries measured up to 7 (cuDNN's TF32 at 67 M outputs), a stale value at 30
  * times the rounding error is 12. */
 #define TAIL_Q2_MAX 100.0
 /* ... and while they are rare: at most one element in 2000 (real libraries' false marks: up to 1 in
  * 10 000 at 67 M outputs; the power benchmark's scattered bugs: 1 in 1000 and 1 in 100). */
 #define TAIL_FRACTION_MAX 5e-4
+/* How much noisier than the naive order a candidate may be anywhere (tails and regions alike): 1.5 times
+ * its own bulk in amplitude (level: the sample's mean without its largest 1 %), never less than the
+ * contract admits, F = C1D_ORDER_FACTOR (a kernel is not one arithmetic everywhere: cuDNN's TF32 kernel
+ * runs its last batch at 1.6-2.2 times the others' noise, its tails heavier than the naive order's), nor
+ * more than 1.5 F. Narrow accumulators also lose small terms outright (stagnation): 1.5 F. */
 static double noise_factor(const explan *x, const ratios *r) {
   if (x->acc == C1D_ACC_FP16 || x->acc == C1D_ACC_BF16) return 1.5 * C1D_ORDER_FACTOR;
   double f = 1.5 * sqrt(r->level);
-  if (!(f >= REGION_FACTOR_MIN)) f = REGION_FACTOR_MIN;
+  if (!(f >= C1D_ORDER_FACTOR)) f = C1D_ORDER_FACTOR;
   return f > 1.5 * C1D_ORDER_FACTOR ? 1.5 * C1D_ORDER_FACTOR : f;
 }
 
@@ -776,10 +782,7 @@ static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_p
       p->q2[i] = -1.0f;
       p->inv_s2[i] = 0.0;
       if (!isfinite(y) || !isfinite(a) || !(in->noise->sigma[i] > 0)) continue;
-      double wlo, whi;
-      bias_window(lay, x, i, a, &wlo, &whi);
-      underflow_window(lay, i, y + (dl ? dl[i] : 0.0), &wlo, &whi);
-      const double r = residual_of(x, a, y, dl ? dl[i] : 0.0, bt ? bt[i] : 0.0, bt ? bt[M + i] : 0.0, wlo, whi);
+      const double r = element_residual(in, x, dl, bt, i);
       const double act = act_fast_allowance(lay, i, y);
       const double sg = in->noise->sigma[i] > floor_row ? in->noise->sigma[i] : floor_row;
       const double s = sigma_of(x, sg, sq ? sq[i] : 0.0, act);
@@ -815,12 +818,11 @@ static int sign_pattern(const c1d_classifier_input *in, const explan *x, const u
  * sign_pattern). At |q| beyond 2.5, 3, 3.5 and 4, the elements' signs are tested (alpha/4 per level, out
  * of the elements' share of alpha); where a pattern shows, the elements beyond that level with the
  * offset's sign are marked. Returns 0, or -1 when a model array cannot be had. */
-static int signed_tails(const c1d_classifier_input *in, const explan *x, full_pass *p, c1d_test_result *t,
-                        double tail_scale) {
+static int signed_tails(const c1d_classifier_input *in, const explan *x, full_pass *p, c1d_test_result *t) {
   static const double levels[] = {2.5, 3.0, 3.5, 4.0};
   const int64_t M = in->layout.N * in->layout.O * in->layout.L;
   for (unsigned k = 0; k < sizeof levels / sizeof levels[0]; k++) {
-    const double lv = levels[k] * levels[k] / tail_scale;
+    const double lv = levels[k] * levels[k];
     int positive = 0;
     const int sp = sign_pattern(in, x, NULL, p->q2, lv, 0.25 * 0.25 * C1D_ALPHA, &positive);
     if (sp < 0) return -1;
@@ -829,10 +831,7 @@ static int signed_tails(const c1d_classifier_input *in, const explan *x, full_pa
     const float *bt = x->acc == C1D_ACC_TRUNCATED ? in->models.tc_bias(in->models.ctx, x->model) : NULL;
     for (int64_t i = 0; i < M; i++) {
       if (!(p->q2[i] > lv)) continue;
-      double wlo, whi;
-      bias_window(&in->layout, x, i, in->cand[i], &wlo, &whi);
-      const double r = residual_of(x, in->cand[i], in->ref[i], dl ? dl[i] : 0.0, bt ? bt[i] : 0.0,
-                                   bt ? bt[M + i] : 0.0, wlo, whi);
+      const double r = element_residual(in, x, dl, bt, i);
       if ((r > 0) == positive && r != 0.0) p->mark[i] = 1;
     }
     t->fired_signs = 1;
@@ -845,11 +844,7 @@ static int signed_tails(const c1d_classifier_input *in, const explan *x, full_pa
 static int full_pass_tested(const c1d_classifier_input *in, const explan *x, full_pass *p, c1d_test_result *t,
                             int64_t *marked) {
   if (full_pass_run(in, x, p) != 0) return -1;
-  /* The tails are held to the contract's factor at least (NOISE_FACTOR_MIN), the regions to the
-   * candidate's own bulk (x->factor). */
-  const double ft = x->factor > NOISE_FACTOR_MIN ? x->factor : NOISE_FACTOR_MIN;
-  const double tail_scale = (x->factor / ft) * (x->factor / ft);
-  if (c1d_run_tests(&in->layout, in->noise, p->q2, p->mark, tail_scale, t) != 0) {
+  if (c1d_run_tests(&in->layout, in->noise, p->q2, p->mark, t) != 0) {
     full_pass_free(p);
     return -1;
   }
@@ -858,7 +853,7 @@ static int full_pass_tested(const c1d_classifier_input *in, const explan *x, ful
   for (int64_t i = 0; i < M; i++) *marked += p->mark[i] != 0;
   /* The signs only where nothing else found anything: their marks would blur a region's. */
   if (*marked == 0) {
-    if (signed_tails(in, x, p, t, tail_scale) != 0) {
+    if (signed_tails(in, x, p, t) != 0) {
       full_pass_free(p);
       return -1;
     }
@@ -896,10 +891,7 @@ static int sign_pattern(const c1d_classifier_input *in, const explan *x, const u
   for (int64_t i = 0; i < M; i++) {
     if (q2 ? !(q2[i] > level) : !mark[i]) continue;
     if (!isfinite(in->ref[i]) || in->ref[i] == 0.0 || !isfinite(in->cand[i])) continue;
-    double wlo, whi;
-    bias_window(lay, x, i, in->cand[i], &wlo, &whi);
-    const double r = residual_of(x, in->cand[i], in->ref[i], dl ? dl[i] : 0.0, bt ? bt[i] : 0.0,
-                                 bt ? bt[M + i] : 0.0, wlo, whi);
+    const double r = element_residual(in, x, dl, bt, i);
     if (r == 0.0 || !isfinite(r)) continue;
     const int s = in->ref[i] < 0;
     all[s]++;
@@ -1500,11 +1492,9 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
       full_pass_free(&fp);
       return -1;
     }
-    double top = 0.0; /* the largest mark's q2 at the tails' factor */
-    const double ft = ch.x.factor > NOISE_FACTOR_MIN ? ch.x.factor : NOISE_FACTOR_MIN;
+    double top = 0.0; /* the largest mark's q2 */
     for (int64_t i = 0; i < M; i++)
       if (fp.mark[i] && fp.q2[i] > top) top = fp.q2[i];
-    top *= (ch.x.factor / ft) * (ch.x.factor / ft);
     if (!sg && top <= TAIL_Q2_MAX && (double)marked <= TAIL_FRACTION_MAX * (double)count) {
       tail_only = marked;
       bug = 0;

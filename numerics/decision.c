@@ -192,12 +192,11 @@ static void region_sum(const sums *s, const c1d_layout *lay, family f, int64_t g
  * the reference's largest (another order's largest error falls on other elements, whose own spread the
  * pooled scale does not see; seen up to twice the naive order's on small n in the power campaign). */
 static void test_elements(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q2,
-                          unsigned char *mark, c1d_test_result *tr, double a, double tail_scale) {
+                          unsigned char *mark, c1d_test_result *tr, double a) {
   const int64_t M = lay->N * lay->O * lay->L;
   const double zq = c1d_normal_upper_quantile(0.5 * a / (double)(M > 0 ? M : 1));
   double limit = zq * zq * tr->mu;
   if (4.0 * nr->max_sq > limit) limit = 4.0 * nr->max_sq;
-  limit /= tail_scale;
   int64_t hits = 0;
 #pragma omp parallel for schedule(static) reduction(+ : hits)
   for (int64_t i = 0; i < M; i++)
@@ -211,11 +210,11 @@ static void test_elements(const c1d_layout *lay, const c1d_noise_ref *nr, const 
 /* Counts of |q| beyond each level against the Poisson law at the reference's own frequency there (or
  * the normal law's, if larger); marks the elements beyond the highest level that fires. */
 static void test_counts(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q2,
-                        unsigned char *mark, c1d_test_result *tr, double a, double tail_scale) {
+                        unsigned char *mark, c1d_test_result *tr, double a) {
   const int64_t M = lay->N * lay->O * lay->L;
   int64_t over[C1D_NOISE_TAILS] = {0}, used = 0;
   double lv[C1D_NOISE_TAILS];
-  for (int k = 0; k < C1D_NOISE_TAILS; k++) lv[k] = c1d_noise_tail_t[k] * c1d_noise_tail_t[k] / tail_scale;
+  for (int k = 0; k < C1D_NOISE_TAILS; k++) lv[k] = c1d_noise_tail_t[k] * c1d_noise_tail_t[k];
 #pragma omp parallel for schedule(static) reduction(+ : over[:C1D_NOISE_TAILS], used)
   for (int64_t i = 0; i < M; i++) {
     if (q2[i] < 0 || mark[i] || nr->repeat[i]) continue;
@@ -311,7 +310,7 @@ static void test_global(const c1d_layout *lay, const float *q2, unsigned char *m
 }
 
 int c1d_run_tests(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q2, unsigned char *mark,
-                  double tail_scale, c1d_test_result *tr) {
+                  c1d_test_result *tr) {
   memset(tr, 0, sizeof *tr);
   tr->first_family = -1;
   tr->mu = nr->mean_sq > 0 ? nr->mean_sq : 1e-300;
@@ -322,8 +321,8 @@ int c1d_run_tests(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q
   const double quarter = 0.25 * ALPHA_TOTAL;
   tr->a_region = quarter / (double)(regions > 0 ? regions : 1);
   tr->z_region = c1d_normal_upper_quantile(tr->a_region);
-  test_elements(lay, nr, q2, mark, tr, quarter, tail_scale);
-  test_counts(lay, nr, q2, mark, tr, quarter, tail_scale);
+  test_elements(lay, nr, q2, mark, tr, quarter);
+  test_counts(lay, nr, q2, mark, tr, quarter);
   sums s;
   if (sums_alloc(&s, lay) != 0) return -1;
   for (int k = 0; k < N_STAGES; k++)

@@ -36,11 +36,9 @@ typedef struct c1d_test_result {
 /* Runs every test on q2 (N*O*L values, negative where an element is not compared), marking the
  * offending elements in mark (N*O*L flags; elements already marked count as offending and are left out
  * of the sums). Repeats (nr->repeat) are tested as single elements but left out of every count and
- * sum: the same computation again is no new evidence. The tail tests (single elements, counts) see
- * q2 * tail_scale (<= 1: a candidate's tails may be heavier than its bulk says). Returns 0, or -1
- * without memory. */
+ * sum: the same computation again is no new evidence. Returns 0, or -1 without memory. */
 int c1d_run_tests(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q2, unsigned char *mark,
-                  double tail_scale, c1d_test_result *out);
+                  c1d_test_result *out);
 
 /* "32-position row segment", "8x32 tile", "row (n, o)", "position", ... */
 const char *c1d_test_family_name(int family);
