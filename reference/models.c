@@ -172,7 +172,9 @@ void c1d_model_eval_at(const c1d_shape *s, const c1d_model_inputs *mi, const flo
     for (int64_t k = 0; k < s->K; k++) {
       if (k >= k0) {
         acc += model_product(s, mi, n, c, c1d_source_time(s, t, k), wrow + k);
-        if (sums != C1D_ROUND_NONE) acc = (double)c1d_round_as(sums, (float)acc); /* exact sum, one rounding */
+        /* acc and the product are floats: (float) is their float32 sum, then the store to bf16 (PyTorch's
+         * float add and bf16 store: two roundings, as it does them) */
+        if (sums != C1D_ROUND_NONE) acc = (double)c1d_round_as(sums, (float)acc);
         live_in_step = 1;
         if (++live_count % C1D_TC_STEP == 0 || live_count == live_total) live += half_ulp_toward_zero(acc);
       }
