@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #ifdef C1D_HAVE_CUDNN
 #include <cuda_runtime_api.h>
@@ -106,6 +107,17 @@ static const char *algo_name(cudnnConvolutionFwdAlgo_t a) {
     case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: return "WINOGRAD_NONFUSED";
     default: return "UNKNOWN";
   }
+}
+
+/* C1D_CUDNN_ALGO=NAME (one of algo_name's, e.g. FFT_TILING): every cudnn row of this process runs that
+ * algorithm, where cuDNN offers it for the shape (sweeps over every algorithm: scripts/cudnn_algorithms.sh).
+ * Returns -1 when unset, -2 when it names no algorithm. */
+static int forced_algo(void) {
+  const char *v = getenv("C1D_CUDNN_ALGO");
+  if (!v || !*v) return -1;
+  for (int a = 0; a < CUDNN_CONVOLUTION_FWD_ALGO_COUNT; a++)
+    if (strcasecmp(v, algo_name((cudnnConvolutionFwdAlgo_t)a)) == 0) return a;
+  return -2;
 }
 
 static const char *math_name(cudnnMathType_t m) {
@@ -212,7 +224,12 @@ c1d_status c1d_cudnn_setup(const c1d_shape *s, int allow_tf32, c1d_cudnn_choice 
 
   const int lowp = s->dt.x != C1D_DTYPE_F32; /* the cudnn_lowp rows: bf16/fp16 data, fp32 compute */
   const cudnnDataType_t dt = data_type(s->dt.x);
+  const int forced = forced_algo();
   if (why) return c1d_fail(C1D_ERR_UNSUPPORTED, "cuDNN: %s", why);
+  if (forced == -2)
+    return c1d_fail(C1D_ERR_USAGE, "C1D_CUDNN_ALGO=%s names no cuDNN forward algorithm (IMPLICIT_GEMM, "
+                    "IMPLICIT_PRECOMP_GEMM, GEMM, DIRECT, FFT, FFT_TILING, WINOGRAD, WINOGRAD_NONFUSED)",
+                    getenv("C1D_CUDNN_ALGO"));
   if ((why = c1d_gpu_unavailable())) return c1d_fail(C1D_ERR_NO_DEVICE, "%s", why);
   c = calloc(1, sizeof *c);
   if (!c) return c1d_fail(C1D_ERR_NO_MEMORY, "cannot allocate the cuDNN state");
@@ -263,11 +280,17 @@ c1d_status c1d_cudnn_setup(const c1d_shape *s, int allow_tf32, c1d_cudnn_choice 
   for (int pass = 0; pass < 2 && chosen < 0; pass++)
     for (int i = 0; i < returned && chosen < 0; i++) {
       if (list[i].status != CUDNN_STATUS_SUCCESS) continue;
+      if (forced >= 0 && list[i].algo != (cudnnConvolutionFwdAlgo_t)forced) continue;
       if (choice == C1D_CUDNN_DETERMINISTIC && list[i].determinism != CUDNN_DETERMINISTIC) continue;
       if (list[i].memory > C1D_CUDNN_MAX_WORKSPACE) continue;
       if (!allow_tf32 && !lowp && pass == 0 && list[i].mathType != CUDNN_FMA_MATH) continue;
       chosen = i;
     }
+  if (chosen < 0 && forced >= 0) {
+    st = c1d_fail(C1D_ERR_UNSUPPORTED, "cuDNN does not offer %s (C1D_CUDNN_ALGO) for this shape%s",
+                  algo_name((cudnnConvolutionFwdAlgo_t)forced), allow_tf32 || lowp ? "" : " with FMA math");
+    goto done;
+  }
   if (chosen < 0) {
     st = c1d_fail(C1D_ERR_UNSUPPORTED, "cuDNN offered no %s%s algorithm for this shape (%d candidates)",
                   choice == C1D_CUDNN_DETERMINISTIC ? "deterministic " : "",
@@ -294,9 +317,10 @@ c1d_status c1d_cudnn_setup(const c1d_shape *s, int allow_tf32, c1d_cudnn_choice 
   C1D_CUDA(cudaDeviceSynchronize());
   if (found_ms >= 0.0f)
     snprintf(c->algo_name, sizeof c->algo_name, "%s (%s: %.3f ms in cuDNN's search, %d timed)",
-             algo_name(c->algo), choice_name(choice), (double)found_ms, returned);
+             algo_name(c->algo), forced >= 0 ? "C1D_CUDNN_ALGO" : choice_name(choice), (double)found_ms, returned);
   else
-    snprintf(c->algo_name, sizeof c->algo_name, "%s (%s)", algo_name(c->algo), choice_name(choice));
+    snprintf(c->algo_name, sizeof c->algo_name, "%s (%s)", algo_name(c->algo),
+             forced >= 0 ? "C1D_CUDNN_ALGO" : choice_name(choice));
   if (lowp) {
     c->used_tf32 = 0; /* no float32 inputs to round */
     snprintf(c->math, sizeof c->math, "%s data, fp32 compute (%s)", s->dt.x == C1D_DTYPE_BF16 ? "bf16" : "fp16",

@@ -731,6 +731,9 @@ typedef struct full_pass {
   float *q2;              /* (residual / (F sigma))^2; -1 where not compared */
   double *inv_s2;         /* 1 / (F sigma)^2, for the detection limits; 0 where not compared */
   unsigned char *mark;    /* offending elements */
+  unsigned char *plain;   /* under a truncation model: 1 for each 8x32 tile judged without the truncation
+                             bias (see full_pass_run); NULL otherwise */
+  int64_t plain_tiles;
   double *row_r2;
   int64_t *row_count, *row_beyond, *row_exact;
   int64_t count, beyond, exact;
@@ -738,67 +741,122 @@ typedef struct full_pass {
 } full_pass;
 
 static void full_pass_free(full_pass *p) {
-  free(p->q2), free(p->inv_s2), free(p->mark), free(p->row_r2);
+  free(p->q2), free(p->inv_s2), free(p->mark), free(p->plain), free(p->row_r2);
   free(p->row_count), free(p->row_beyond), free(p->row_exact);
 }
 
+/* The tiles of a truncation model's choice: 8 output channels by 32 positions of one batch (the finest
+ * tiles of decision.c, which every kernel's tiles are made of). */
+enum { TILE_ROWS = 8, TILE_T = 32 };
+
+static int64_t tile_of(const c1d_layout *lay, int64_t i) {
+  const int64_t t = i % lay->L, o = (i / lay->L) % lay->O, n = i / (lay->L * lay->O);
+  const int64_t to = (lay->O + TILE_ROWS - 1) / TILE_ROWS, segs = (lay->L + TILE_T - 1) / TILE_T;
+  return (n * to + o / TILE_ROWS) * segs + t / TILE_T;
+}
+
+/* element_residual as the full pass p judged element i: without the truncation bias in p's plain tiles. */
+static double pass_residual(const c1d_classifier_input *in, const explan *x, const full_pass *p, const float *dl,
+                            const float *bt, int64_t i) {
+  if (p && p->plain && p->plain[tile_of(&in->layout, i)]) {
+    explan x0 = *x;
+    x0.kappa = 0.0;
+    return element_residual(in, &x0, dl, bt, i);
+  }
+  return element_residual(in, x, dl, bt, i);
+}
+
+/* Every element under x, tile by tile. A tensor-core kernel does not truncate everywhere: cuDNN's TF32
+ * kernel on the H200 sums some tiles of its last batch without truncation (kappa 0 there, 0.75 elsewhere:
+ * a reduction split across blocks and added in float32, or another kernel for the last wave). Under a
+ * truncation model each tile is judged with the fitted truncation bias or with none, whichever its
+ * residuals fit better: a choice of arithmetic per tile, which a bug's offsets do not fit either way. */
 static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_pass *p) {
   const c1d_layout *lay = &in->layout;
   const int64_t rows = lay->N * lay->O, L = lay->L, M = rows * L;
+  const int64_t to = (lay->O + TILE_ROWS - 1) / TILE_ROWS, segs = (L + TILE_T - 1) / TILE_T;
   memset(p, 0, sizeof *p);
   const float *dl = x->model != C1D_MODEL_FP32 ? in->models.delta(in->models.ctx, x->model) : NULL;
   const float *bt = x->acc == C1D_ACC_TRUNCATED ? in->models.tc_bias(in->models.ctx, x->model) : NULL;
   const float *sq = x->allow ? in->models.sq_products(in->models.ctx) : NULL;
   if ((x->model != C1D_MODEL_FP32 && !dl) || (x->acc == C1D_ACC_TRUNCATED && !bt) || (x->allow && !sq))
     return -1;
+  const int choose = x->acc == C1D_ACC_TRUNCATED && x->kappa != 0.0;
   p->q2 = malloc((size_t)M * sizeof *p->q2);
   p->inv_s2 = malloc((size_t)M * sizeof *p->inv_s2);
   p->mark = calloc((size_t)M, 1);
+  p->plain = choose ? calloc((size_t)(lay->N * to * segs), 1) : NULL;
   p->row_r2 = calloc((size_t)rows, sizeof *p->row_r2);
   p->row_count = calloc((size_t)rows, sizeof *p->row_count);
   p->row_beyond = calloc((size_t)rows, sizeof *p->row_beyond);
   p->row_exact = calloc((size_t)rows, sizeof *p->row_exact);
-  if (!p->q2 || !p->inv_s2 || !p->mark || !p->row_r2 || !p->row_count ||
+  if (!p->q2 || !p->inv_s2 || !p->mark || (choose && !p->plain) || !p->row_r2 || !p->row_count ||
       !p->row_beyond || !p->row_exact) {
     full_pass_free(p);
     return -1;
   }
+  explan x0 = *x;
+  x0.kappa = 0.0;
   const double F = x->factor;
-#pragma omp parallel for schedule(static)
-  for (int64_t row = 0; row < rows; row++) {
-    double floor_row = 0.0; /* flat: the rms of sigma over the row */
-    if (x->flat) {
+  int64_t plain_tiles = 0;
+#pragma omp parallel for schedule(dynamic, 1) reduction(+ : plain_tiles)
+  for (int64_t band = 0; band < lay->N * to; band++) {
+    const int64_t row0 = (band / to) * lay->O + (band % to) * TILE_ROWS;
+    const int64_t row1 = row0 + TILE_ROWS < (band / to + 1) * lay->O ? row0 + TILE_ROWS : (band / to + 1) * lay->O;
+    double floor_row[TILE_ROWS] = {0}; /* flat: the rms of sigma over each row */
+    for (int64_t row = row0; row < row1 && x->flat; row++) {
+      double f = 0.0;
       int64_t c = 0;
       for (int64_t t = 0; t < L; t++) {
         const double sg = in->noise->sigma[row * L + t];
-        if (sg > 0) floor_row += sg * sg, c++;
+        if (sg > 0) f += sg * sg, c++;
       }
-      floor_row = c ? sqrt(floor_row / (double)c) : 0.0;
+      floor_row[row - row0] = c ? sqrt(f / (double)c) : 0.0;
     }
-    for (int64_t t = 0; t < L; t++) {
-      const int64_t i = row * L + t;
-      const float a = in->cand[i];
-      const double y = in->ref[i];
-      p->q2[i] = -1.0f;
-      p->inv_s2[i] = 0.0;
-      if (!isfinite(y) || !isfinite(a) || !(in->noise->sigma[i] > 0)) continue;
-      const double r = element_residual(in, x, dl, bt, i);
-      const double act = act_fast_allowance(lay, i, y);
-      const double sg = in->noise->sigma[i] > floor_row ? in->noise->sigma[i] : floor_row;
-      const double s = sigma_of(x, sg, sq ? sq[i] : 0.0, act);
-      const double q = r / (F * s);
-      p->q2[i] = (float)(q * q);
-      p->row_r2[row] += r * r;
-      p->inv_s2[i] = 1.0 / (F * F * s * s);
-      p->row_count[row]++;
-      p->row_exact[row] += a == correctly_rounded(lay->out_dtype, y);
-      const double act_any = act + (c1d_act_underflows(lay, i, y) ? fabs(y) : 0.0);
-      if (fabs(r) > worst_case_of(x, terms_of(lay, t), in->mag[i], act_any)) {
-        p->row_beyond[row]++;
-        p->mark[i] = 1; /* beyond the worst case: offending whatever the tests say */
-      }
+    double r[2][TILE_ROWS * TILE_T], s[TILE_ROWS * TILE_T];
+    for (int64_t sg = 0; sg < segs; sg++) {
+      const int64_t t0 = sg * TILE_T, t1 = t0 + TILE_T < L ? t0 + TILE_T : L;
+      double tot[2] = {0.0, 0.0};
+      for (int64_t row = row0; row < row1; row++)
+        for (int64_t t = t0; t < t1; t++) {
+          const int64_t i = row * L + t, k = (row - row0) * TILE_T + (t - t0);
+          const float a = in->cand[i];
+          const double y = in->ref[i];
+          s[k] = 0.0;
+          if (!isfinite(y) || !isfinite(a) || !(in->noise->sigma[i] > 0)) continue;
+          const double fl = floor_row[row - row0];
+          const double sgm = in->noise->sigma[i] > fl ? in->noise->sigma[i] : fl;
+          s[k] = F * sigma_of(x, sgm, sq ? sq[i] : 0.0, act_fast_allowance(lay, i, y));
+          r[0][k] = element_residual(in, x, dl, bt, i);
+          tot[0] += (r[0][k] / s[k]) * (r[0][k] / s[k]);
+          if (choose) {
+            r[1][k] = element_residual(in, &x0, dl, bt, i);
+            tot[1] += (r[1][k] / s[k]) * (r[1][k] / s[k]);
+          }
+        }
+      const int v = choose && tot[1] < tot[0];
+      if (v) p->plain[(band * segs) + sg] = 1, plain_tiles++;
+      for (int64_t row = row0; row < row1; row++)
+        for (int64_t t = t0; t < t1; t++) {
+          const int64_t i = row * L + t, k = (row - row0) * TILE_T + (t - t0);
+          p->q2[i] = -1.0f;
+          p->inv_s2[i] = 0.0;
+          if (!(s[k] > 0)) continue;
+          const double y = in->ref[i], q = r[v][k] / s[k];
+          p->q2[i] = (float)(q * q);
+          p->row_r2[row] += r[v][k] * r[v][k];
+          p->inv_s2[i] = 1.0 / (s[k] * s[k]);
+          p->row_count[row]++;
+          p->row_exact[row] += in->cand[i] == correctly_rounded(lay->out_dtype, y);
+          const double act_any = act_fast_allowance(lay, i, y) + (c1d_act_underflows(lay, i, y) ? fabs(y) : 0.0);
+          if (fabs(r[v][k]) > worst_case_of(x, terms_of(lay, t), in->mag[i], act_any)) {
+            p->row_beyond[row]++;
+            p->mark[i] = 1; /* beyond the worst case: offending whatever the tests say */
+          }
+        }
     }
   }
+  p->plain_tiles = plain_tiles;
   for (int64_t row = 0; row < rows; row++) {
     p->sum_r2 += p->row_r2[row];
     p->count += p->row_count[row];
@@ -810,8 +868,8 @@ static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_p
 
 /* full_pass_run under x, then the tests on its marks; *marked: the offending elements. On failure
  * nothing is left to free. */
-static int sign_pattern(const c1d_classifier_input *in, const explan *x, const unsigned char *mark,
-                        const float *q2, double level, double alpha, int *positive);
+static int sign_pattern(const c1d_classifier_input *in, const explan *x, const full_pass *p,
+                        const unsigned char *mark, const float *q2, double level, double alpha, int *positive);
 
 /* The signs of the tails: an offset of one sign on scattered elements hides among the tails of a noise
  * that another order may have (the counts allow for them), yet rounding never gives its signs (see
@@ -824,14 +882,14 @@ static int signed_tails(const c1d_classifier_input *in, const explan *x, full_pa
   for (unsigned k = 0; k < sizeof levels / sizeof levels[0]; k++) {
     const double lv = levels[k] * levels[k];
     int positive = 0;
-    const int sp = sign_pattern(in, x, NULL, p->q2, lv, 0.25 * 0.25 * C1D_ALPHA, &positive);
+    const int sp = sign_pattern(in, x, p, NULL, p->q2, lv, 0.25 * 0.25 * C1D_ALPHA, &positive);
     if (sp < 0) return -1;
     if (!sp) continue;
     const float *dl = x->model != C1D_MODEL_FP32 ? in->models.delta(in->models.ctx, x->model) : NULL;
     const float *bt = x->acc == C1D_ACC_TRUNCATED ? in->models.tc_bias(in->models.ctx, x->model) : NULL;
     for (int64_t i = 0; i < M; i++) {
       if (!(p->q2[i] > lv)) continue;
-      const double r = element_residual(in, x, dl, bt, i);
+      const double r = pass_residual(in, x, p, dl, bt, i);
       if ((r > 0) == positive && r != 0.0) p->mark[i] = 1;
     }
     t->fired_signs = 1;
@@ -880,8 +938,8 @@ static int full_pass_tested(const c1d_classifier_input *in, const explan *x, ful
  * points away from zero wherever y has its sign. Two tests at alpha/2 each: the shares of the two signs
  * of y differ, or for one sign of y more point away from zero than half. Returns 1, 0, or -1 when a model
  * array cannot be had. */
-static int sign_pattern(const c1d_classifier_input *in, const explan *x, const unsigned char *mark,
-                        const float *q2, double level, double alpha, int *positive) {
+static int sign_pattern(const c1d_classifier_input *in, const explan *x, const full_pass *p,
+                        const unsigned char *mark, const float *q2, double level, double alpha, int *positive) {
   const c1d_layout *lay = &in->layout;
   const int64_t M = lay->N * lay->O * lay->L;
   const float *dl = x->model != C1D_MODEL_FP32 ? in->models.delta(in->models.ctx, x->model) : NULL;
@@ -891,7 +949,7 @@ static int sign_pattern(const c1d_classifier_input *in, const explan *x, const u
   for (int64_t i = 0; i < M; i++) {
     if (q2 ? !(q2[i] > level) : !mark[i]) continue;
     if (!isfinite(in->ref[i]) || in->ref[i] == 0.0 || !isfinite(in->cand[i])) continue;
-    const double r = element_residual(in, x, dl, bt, i);
+    const double r = pass_residual(in, x, p, dl, bt, i);
     if (r == 0.0 || !isfinite(r)) continue;
     const int s = in->ref[i] < 0;
     all[s]++;
@@ -915,15 +973,14 @@ static int sign_pattern(const c1d_classifier_input *in, const explan *x, const u
       return 1;
   if (all[0] < 2 || all[1] < 2) return 0;
   const double p0 = (double)away[0] / (double)all[0], p1 = (double)away[1] / (double)all[1];
-  const double p = (double)(away[0] + away[1]) / (double)(all[0] + all[1]);
-  const double se = sqrt(p * (1.0 - p) * (1.0 / (double)all[0] + 1.0 / (double)all[1]));
+  const double pp = (double)(away[0] + away[1]) / (double)(all[0] + all[1]);
+  const double se = sqrt(pp * (1.0 - pp) * (1.0 / (double)all[0] + 1.0 / (double)all[1]));
   if (fabs(p0 - p1) < 2.0 * SIGN_SHARE - 1.0) return 0;
   return !(se > 0) || fabs(p0 - p1) / se > c1d_normal_upper_quantile(0.25 * alpha);
 }
 
-static int signs_structured(const c1d_classifier_input *in, const explan *x, const unsigned char *mark,
-                            double alpha) {
-  return sign_pattern(in, x, mark, NULL, 0.0, alpha, NULL);
+static int signs_structured(const c1d_classifier_input *in, const explan *x, const full_pass *p, double alpha) {
+  return sign_pattern(in, x, p, p->mark, NULL, 0.0, alpha, NULL);
 }
 
 /* C1D_TRACE_MARKS=K: the evidence of the first K marked elements under x, on stderr (for whoever
@@ -941,9 +998,9 @@ static void trace_marks(const c1d_classifier_input *in, const explan *x, const f
   for (int64_t i = 0; i < M; i++)
     if (p->mark[i]) k++, sq += p->q2[i], mx = p->q2[i] > mx ? p->q2[i] : mx;
   fprintf(stderr, "trace: %s (model %s, kappa %.3g, bias_rounded %d, bias_after %d, F %.3g): %lld marked of "
-          "%lld, mean q2 %.3g, max q2 %.3g, %lld beyond the worst case\n", c1d_model_key(x->model),
+          "%lld, mean q2 %.3g, max q2 %.3g, %lld beyond the worst case, %lld tiles without truncation\n", c1d_model_key(x->model),
           x->acc == C1D_ACC_TRUNCATED ? "truncated" : "nearest", x->kappa, x->bias_rounded, x->bias_after,
-          x->factor, (long long)k, (long long)M, k ? sq / (double)k : 0.0, mx, (long long)p->beyond);
+          x->factor, (long long)k, (long long)M, k ? sq / (double)k : 0.0, mx, (long long)p->beyond, (long long)p->plain_tiles);
   if (x->acc == C1D_ACC_TRUNCATED && lay->N > 1) /* per batch: where another kernel may have run */
     for (int64_t n = 0; n < lay->N; n++) {
       double sxy = 0, sxx = 0, q2sum = 0, away = 0, s0 = 0;
@@ -1487,7 +1544,7 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
   if (bug && ch.fits && !order_explains && fp.beyond == 0 && out->region.cls == C1D_REGION_SCATTERED &&
       marked >= SIGN_MIN_MARKS &&
       !c1d_marks_concentrated(fp.mark, lay, CONCENTRATION_RATIO, 0.5 * C1D_ALPHA)) {
-    const int sg = signs_structured(in, &ch.x, fp.mark, 0.5 * C1D_ALPHA);
+    const int sg = signs_structured(in, &ch.x, &fp, 0.5 * C1D_ALPHA);
     if (sg < 0) {
       full_pass_free(&fp);
       return -1;

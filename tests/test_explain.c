@@ -346,3 +346,32 @@ Test(scale, a_last_batch_summed_in_another_order_is_tf32_inputs_not_a_bug, .time
           truncated_steps(&s, xr, wr, no / s.O, no % s.O, t, no / s.O == s.N - 1);
   expect_tf32_inputs_then_free(&p, xr, wr);
 }
+
+/* The same kernel on the H200 at 67 M outputs: in its last batch, tiles of 8-32 channels by ~100
+ * positions fit the TF32 model only without its truncation bias (kappa 0 there, against 0.75 elsewhere;
+ * a reduction split across blocks and summed in float32, or another kernel for the last wave). Here:
+ * truncated steps of 8 everywhere except two 32x256 blocks of the last batch, summed in float32 rounded
+ * to nearest. TF32 arithmetic, no bug. */
+Test(scale, tiles_summed_without_truncation_are_tf32_inputs_not_a_bug, .timeout = 300) {
+  const c1d_shape s = {4, 256, 64, 2048, 4, 1, 0};
+  problem_data p;
+  setup_problem(&p, &s, C1D_DIST_CONV_INIT, 32);
+  float *xr, *wr;
+  rounded_inputs(&p, C1D_ROUND_TF32_RNE, &xr, &wr);
+#pragma omp parallel for schedule(static)
+  for (int64_t no = 0; no < s.N * s.O; no++) {
+    const int64_t n = no / s.O, o = no % s.O;
+    for (int64_t t = 0; t < s.L; t++) {
+      const int plain = n == s.N - 1 && ((o < 32 && t >= 1024 && t < 1280) || (o >= 40 && t >= 1800));
+      float acc = 0.0f;
+      if (plain)
+        for (int64_t c = 0; c < s.C; c++)
+          for (int64_t k = 0; k < s.K; k++) {
+            const int64_t src = c1d_source_time(&s, t, k);
+            if (src >= 0) acc = fmaf(xr[c1d_x_index(&s, n, c, src)], wr[c1d_w_index(&s, o, c, k)], acc);
+          }
+      p.y[c1d_y_index(&s, n, o, t)] = plain ? acc : truncated_steps(&s, xr, wr, n, o, t, 0);
+    }
+  }
+  expect_tf32_inputs_then_free(&p, xr, wr);
+}
