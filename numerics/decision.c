@@ -84,11 +84,15 @@ typedef struct sums {
   int64_t *seg_n, *pos_n;
   double *blk;            /* row blocks x L: partial position sums */
   int64_t *blk_n;
+  double *seg_q, *pos_q, *blk_q; /* the same of the signed q (with neg; else NULL) */
 } sums;
 
-static void sums_free(sums *s) { free(s->seg), free(s->pos), free(s->seg_n), free(s->pos_n), free(s->blk), free(s->blk_n); }
+static void sums_free(sums *s) {
+  free(s->seg), free(s->pos), free(s->seg_n), free(s->pos_n), free(s->blk), free(s->blk_n);
+  free(s->seg_q), free(s->pos_q), free(s->blk_q);
+}
 
-static int sums_alloc(sums *s, const c1d_layout *lay) {
+static int sums_alloc(sums *s, const c1d_layout *lay, int is_signed) {
   const int64_t rows = lay->N * lay->O, segs = segs_of(lay), blocks = (rows + ROW_BLOCK - 1) / ROW_BLOCK;
   memset(s, 0, sizeof *s);
   s->seg = malloc((size_t)(rows * segs) * sizeof *s->seg);
@@ -97,93 +101,118 @@ static int sums_alloc(sums *s, const c1d_layout *lay) {
   s->pos_n = malloc((size_t)lay->L * sizeof *s->pos_n);
   s->blk = malloc((size_t)(blocks * lay->L) * sizeof *s->blk);
   s->blk_n = malloc((size_t)(blocks * lay->L) * sizeof *s->blk_n);
-  if (!s->seg || !s->seg_n || !s->pos || !s->pos_n || !s->blk || !s->blk_n) {
+  if (is_signed) {
+    s->seg_q = malloc((size_t)(rows * segs) * sizeof *s->seg_q);
+    s->pos_q = malloc((size_t)lay->L * sizeof *s->pos_q);
+    s->blk_q = malloc((size_t)(blocks * lay->L) * sizeof *s->blk_q);
+  }
+  if (!s->seg || !s->seg_n || !s->pos || !s->pos_n || !s->blk || !s->blk_n ||
+      (is_signed && (!s->seg_q || !s->pos_q || !s->blk_q))) {
     sums_free(s);
     return -1;
   }
   return 0;
 }
 
+/* The signed q of element i: sqrt(q2), negative where neg says the residual is. */
+static double signed_q(const float *q2, const unsigned char *neg, int64_t i) {
+  const double q = sqrt((double)q2[i]);
+  return neg[i] ? -q : q;
+}
+
 static void sums_compute(sums *s, const c1d_layout *lay, const float *q2, const unsigned char *mark,
-                         const unsigned char *rep) {
+                         const unsigned char *rep, const unsigned char *neg) {
   const int64_t rows = lay->N * lay->O, L = lay->L, segs = segs_of(lay);
   const int64_t blocks = (rows + ROW_BLOCK - 1) / ROW_BLOCK;
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < rows; row++)
     for (int64_t sg = 0; sg < segs; sg++) {
-      double a = 0;
+      double a = 0, b = 0;
       int64_t c = 0;
       for (int64_t t = sg * SEG; t < L && t < sg * SEG + SEG; t++) {
         const int64_t i = row * L + t;
         if (q2[i] < 0 || mark[i] || rep[i]) continue;
         a += q2[i];
+        if (neg) b += signed_q(q2, neg, i);
         c++;
       }
       s->seg[row * segs + sg] = a;
       s->seg_n[row * segs + sg] = c;
+      if (neg) s->seg_q[row * segs + sg] = b;
     }
 #pragma omp parallel for schedule(static)
   for (int64_t b = 0; b < blocks; b++) {
-    double *p = s->blk + b * L;
+    double *p = s->blk + b * L, *pq = neg ? s->blk_q + b * L : NULL;
     int64_t *pn = s->blk_n + b * L;
     for (int64_t t = 0; t < L; t++) p[t] = 0, pn[t] = 0;
+    if (pq)
+      for (int64_t t = 0; t < L; t++) pq[t] = 0;
     for (int64_t row = b * ROW_BLOCK; row < rows && row < (b + 1) * ROW_BLOCK; row++)
       for (int64_t t = 0; t < L; t++) {
         const int64_t i = row * L + t;
         if (q2[i] < 0 || mark[i] || rep[i]) continue;
         p[t] += q2[i];
+        if (pq) pq[t] += signed_q(q2, neg, i);
         pn[t]++;
       }
   }
 #pragma omp parallel for schedule(static)
   for (int64_t t = 0; t < L; t++) {
-    double a = 0;
+    double a = 0, q = 0;
     int64_t c = 0;
     for (int64_t b = 0; b < blocks; b++) a += s->blk[b * L + t], c += s->blk_n[b * L + t];
+    if (neg)
+      for (int64_t b = 0; b < blocks; b++) q += s->blk_q[b * L + t];
     s->pos[t] = a;
     s->pos_n[t] = c;
+    if (neg) s->pos_q[t] = q;
   }
 }
 
-/* The sum and count of region g of family f, from the stage's sums. */
-static void region_sum(const sums *s, const c1d_layout *lay, family f, int64_t g, double *sum, int64_t *cnt) {
+/* The sum of q^2, the count and (with signed sums, else 0) the sum of the signed q of region g of family
+ * f, from the stage's sums. */
+static void region_sum(const sums *s, const c1d_layout *lay, family f, int64_t g, double *sum, int64_t *cnt,
+                       double *qsum) {
   const int64_t segs = segs_of(lay), O = lay->O, L = lay->L, to = (O + TILE_O - 1) / TILE_O;
-  double a = 0;
+  double a = 0, q = 0;
   int64_t c = 0;
+  const int sg_q = s->seg_q != NULL;
+#define SEG_ADD(k) (a += s->seg[k], c += s->seg_n[k], q += sg_q ? s->seg_q[k] : 0.0)
+#define POS_ADD(t) (a += s->pos[t], c += s->pos_n[t], q += sg_q ? s->pos_q[t] : 0.0)
   switch (f) {
-    case FAM_SEGMENT: a = s->seg[g], c = s->seg_n[g]; break;
+    case FAM_SEGMENT: SEG_ADD(g); break;
     case FAM_TILE: {
       const int64_t n = g / (to * segs), tb = (g / segs) % to, sg = g % segs;
-      for (int64_t o = tb * TILE_O; o < O && o < tb * TILE_O + TILE_O; o++)
-        a += s->seg[(n * O + o) * segs + sg], c += s->seg_n[(n * O + o) * segs + sg];
+      for (int64_t o = tb * TILE_O; o < O && o < tb * TILE_O + TILE_O; o++) SEG_ADD((n * O + o) * segs + sg);
       break;
     }
     case FAM_ROW:
-      for (int64_t sg = 0; sg < segs; sg++) a += s->seg[g * segs + sg], c += s->seg_n[g * segs + sg];
+      for (int64_t sg = 0; sg < segs; sg++) SEG_ADD(g * segs + sg);
       break;
     case FAM_CHANNEL:
       for (int64_t n = 0; n < lay->N; n++)
-        for (int64_t sg = 0; sg < segs; sg++)
-          a += s->seg[(n * O + g) * segs + sg], c += s->seg_n[(n * O + g) * segs + sg];
+        for (int64_t sg = 0; sg < segs; sg++) SEG_ADD((n * O + g) * segs + sg);
       break;
     case FAM_BATCH:
       for (int64_t o = 0; o < O; o++)
-        for (int64_t sg = 0; sg < segs; sg++)
-          a += s->seg[(g * O + o) * segs + sg], c += s->seg_n[(g * O + o) * segs + sg];
+        for (int64_t sg = 0; sg < segs; sg++) SEG_ADD((g * O + o) * segs + sg);
       break;
-    case FAM_POSITION: a = s->pos[g], c = s->pos_n[g]; break;
+    case FAM_POSITION: POS_ADD(g); break;
     case FAM_BLOCK:
-      for (int64_t t = g * SEG; t < L && t < g * SEG + SEG; t++) a += s->pos[t], c += s->pos_n[t];
+      for (int64_t t = g * SEG; t < L && t < g * SEG + SEG; t++) POS_ADD(t);
       break;
     case FAM_SEAM:
-      for (int64_t t = g; t < L; t += SEG) a += s->pos[t], c += s->pos_n[t];
+      for (int64_t t = g; t < L; t += SEG) POS_ADD(t);
       break;
     default: /* the edges: one region each */
       for (int64_t t = 0; t < L; t++)
-        if (region_of(lay, f, 0, 0, t) == g) a += s->pos[t], c += s->pos_n[t];
+        if (region_of(lay, f, 0, 0, t) == g) POS_ADD(t);
   }
+#undef SEG_ADD
+#undef POS_ADD
   *sum = a;
   *cnt = c;
+  *qsum = q;
 }
 
 // --- the tests ------------------------------------------------------------------------------------
@@ -237,12 +266,19 @@ static void test_counts(const c1d_layout *lay, const c1d_noise_ref *nr, const fl
     if (q2[i] > top) mark[i] = 1;
 }
 
+/* An offset in a region: the signed q of its elements, self-normalised (t = sum q / sqrt(sum q^2), at
+ * most sqrt(count)), beyond the normal quantile, with a mean of at least OFFSET_MEAN_Q (the naive order's
+ * whole noise at F = 2.5: no rounding, in any order, leaves a mean error of one sigma over a region, while
+ * a tiny mean over a whole channel of millions of elements is no bug). Marks the elements of the offset's
+ * sign beyond half that mean. */
+#define OFFSET_MEAN_Q 0.4
+
 /* One stage: every region of its families on the unmarked elements; in the regions that fire, marks
- * the elements whose q^2 exceeds four times the null mean. */
+ * the elements whose q^2 exceeds four times the null mean (or, for an offset, those above). */
 static int test_stage(const c1d_layout *lay, const family *fams, const float *q2, unsigned char *mark,
-                      const unsigned char *rep, sums *s, c1d_test_result *tr) {
-  sums_compute(s, lay, q2, mark, rep);
-  unsigned char *fire[FAM_COUNT] = {0};
+                      const unsigned char *rep, const unsigned char *neg, sums *s, c1d_test_result *tr) {
+  sums_compute(s, lay, q2, mark, rep, neg);
+  unsigned char *fire[FAM_COUNT] = {0}; /* 1: too large; 2, 3: an offset, positive or negative */
   int any = 0, failed = 0;
   for (int k = 0; k < 5 && fams[k] != FAM_COUNT; k++) {
     const family f = fams[k];
@@ -253,36 +289,43 @@ static int test_stage(const c1d_layout *lay, const family *fams, const float *q2
       failed = 1;
       break;
     }
-    int64_t fired = 0;
-#pragma omp parallel for schedule(dynamic, 64) reduction(+ : fired)
+    int64_t fired = 0, offsets = 0;
+#pragma omp parallel for schedule(dynamic, 64) reduction(+ : fired, offsets)
     for (int64_t g = 0; g < R; g++) {
-      double sum;
+      double sum, qsum;
       int64_t cnt;
-      region_sum(s, lay, f, g, &sum, &cnt);
+      region_sum(s, lay, f, g, &sum, &cnt, &qsum);
       if (cnt < 8) continue; /* single elements are tested on their own */
       if (sum > c1d_sum_upper_quantile_z((double)cnt, tr->mu, tr->var, tr->z_region)) {
         fire[f][g] = 1;
         fired++;
+      } else if (neg && sum > 0 && fabs(qsum) >= OFFSET_MEAN_Q * (double)cnt &&
+                 fabs(qsum) > tr->z_offset * sqrt(sum)) {
+        fire[f][g] = qsum > 0 ? 2 : 3;
+        fired++;
+        offsets++;
       }
     }
     if (fired && tr->first_family < 0) tr->first_family = f;
     tr->regions_fired += fired;
+    tr->offsets_fired += offsets;
     any |= fired > 0;
   }
   if (!failed && any) {
-    const float level = (float)(4.0 * tr->mu);
+    const float level = (float)(4.0 * tr->mu), offset_level = (float)(0.25 * OFFSET_MEAN_Q * OFFSET_MEAN_Q);
     const int64_t rows = lay->N * lay->O, L = lay->L;
 #pragma omp parallel for schedule(static)
     for (int64_t row = 0; row < rows; row++) {
       const int64_t n = row / lay->O, o = row % lay->O;
       for (int64_t t = 0; t < L; t++) {
         const int64_t i = row * L + t;
-        if (mark[i] || !(q2[i] > level)) continue;
+        if (mark[i] || !(q2[i] > offset_level)) continue;
         for (int k = 0; k < 5 && fams[k] != FAM_COUNT; k++) {
           const family f = fams[k];
           if (!fire[f]) continue;
           const int64_t g = region_of(lay, f, n, o, t);
-          if (g >= 0 && fire[f][g]) {
+          if (g < 0 || !fire[f][g]) continue;
+          if (fire[f][g] == 1 ? q2[i] > level : (fire[f][g] == 3) == (neg[i] != 0)) {
             mark[i] = 1;
             break;
           }
@@ -309,8 +352,8 @@ static void test_global(const c1d_layout *lay, const float *q2, unsigned char *m
     if (q2[i] > level) mark[i] = 1;
 }
 
-int c1d_run_tests(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q2, unsigned char *mark,
-                  c1d_test_result *tr) {
+int c1d_run_tests(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q2, const unsigned char *neg,
+                  unsigned char *mark, c1d_test_result *tr) {
   memset(tr, 0, sizeof *tr);
   tr->first_family = -1;
   tr->mu = nr->mean_sq > 0 ? nr->mean_sq : 1e-300;
@@ -319,18 +362,20 @@ int c1d_run_tests(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q
   int64_t regions = 0;
   for (int f = 0; f < FAM_COUNT; f++) regions += family_regions(lay, (family)f);
   const double quarter = 0.25 * ALPHA_TOTAL;
-  tr->a_region = quarter / (double)(regions > 0 ? regions : 1);
+  /* with offsets: each region tested twice, at half the share each (the offset two-sided) */
+  tr->a_region = quarter / (double)(regions > 0 ? regions : 1) / (neg ? 2.0 : 1.0);
   tr->z_region = c1d_normal_upper_quantile(tr->a_region);
+  tr->z_offset = c1d_normal_upper_quantile(0.5 * tr->a_region);
   test_elements(lay, nr, q2, mark, tr, quarter);
   test_counts(lay, nr, q2, mark, tr, quarter);
   sums s;
-  if (sums_alloc(&s, lay) != 0) return -1;
+  if (sums_alloc(&s, lay, neg != NULL) != 0) return -1;
   for (int k = 0; k < N_STAGES; k++)
-    if (test_stage(lay, stages[k], q2, mark, nr->repeat, &s, tr) != 0) {
+    if (test_stage(lay, stages[k], q2, mark, nr->repeat, neg, &s, tr) != 0) {
       sums_free(&s);
       return -1;
     }
-  sums_compute(&s, lay, q2, mark, nr->repeat);
+  sums_compute(&s, lay, q2, mark, nr->repeat, neg);
   test_global(lay, q2, mark, &s, tr, quarter);
   sums_free(&s);
   return 0;

@@ -29,6 +29,8 @@ typedef struct c1d_test_result {
   double a_region;      /* false-alarm probability per region (Bonferroni) */
   double z_region;      /* its normal quantile */
   double mu, var;       /* the null law of q^2 */
+  int64_t offsets_fired; /* of regions_fired, those whose signed q showed an offset */
+  double z_offset;      /* the offsets' quantile (two-sided at a_region) */
   int fired_signs;      /* the errors beyond signs_level sigma point one way (an offset): classifier.c */
   double signs_level;
 } c1d_test_result;
@@ -36,9 +38,11 @@ typedef struct c1d_test_result {
 /* Runs every test on q2 (N*O*L values, negative where an element is not compared), marking the
  * offending elements in mark (N*O*L flags; elements already marked count as offending and are left out
  * of the sums). Repeats (nr->repeat) are tested as single elements but left out of every count and
- * sum: the same computation again is no new evidence. Returns 0, or -1 without memory. */
-int c1d_run_tests(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q2, unsigned char *mark,
-                  c1d_test_result *out);
+ * sum: the same computation again is no new evidence. With neg (1 where the residual is negative; NULL
+ * for none), every region is also tested for an offset: errors of one sign on average, which no rounding
+ * gives. Returns 0, or -1 without memory. */
+int c1d_run_tests(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q2, const unsigned char *neg,
+                  unsigned char *mark, c1d_test_result *out);
 
 /* "32-position row segment", "8x32 tile", "row (n, o)", "position", ... */
 const char *c1d_test_family_name(int family);
