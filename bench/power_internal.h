@@ -49,7 +49,8 @@ enum {
   POWER_ACC_TORCH,        /* PyTorch's conv1d in float32, computed before (power_torch.c) */
   POWER_ACC_TORCH_BF16,   /* PyTorch's conv1d (and SiLU) on bf16 tensors */
   POWER_ACC_BF16_PRODUCTS, /* each product rounded to bf16, then an fp32 add; param 1: reversed order */
-  POWER_ACC_FP16_SUMS     /* acc = fp16(b); acc = fp16(fma(x, w, acc)); param 1: reversed order */
+  POWER_ACC_FP16_SUMS,    /* acc = fp16(b); acc = fp16(fma(x, w, acc)); param 1: reversed order */
+  POWER_ACC_ONEDNN        /* oneDNN's convolution (power_onednn.c) */
 };
 
 /* y (N*O*L) from x, w, b (NULL without bias) and st (the initial states, NULL without) in order acc
@@ -62,6 +63,13 @@ c1d_status power_sum(int acc, int param, uint64_t seed, const c1d_shape *s, cons
 /* The same by im2col and OpenBLAS's SGEMM, one per group. C1D_ERR_NO_MEMORY. */
 c1d_status power_sgemm(const c1d_shape *s, const float *x, const float *w, const float *b, const float *st,
                        float *y);
+
+/* The same by oneDNN's convolution (convlab's onednn_fp32 row) on x with its causal columns in front,
+ * then SiLU as power_sgemm does. C1D_ERR_NO_MEMORY, or C1D_ERR_UNSUPPORTED without libdnnl. */
+c1d_status power_onednn(const c1d_shape *s, const float *x, const float *w, const float *b, const float *st,
+                        float *y);
+/* Whether libdnnl can be opened here (the oneDNN order is left out otherwise). */
+int power_onednn_available(void);
 
 /* SiLU in float32 the way libm users write it, v / (1 + expf(-v)): a second SiLU beside convlab's
  * c1d_silu_f32 (power_sums.c). */

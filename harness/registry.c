@@ -14,7 +14,7 @@
 #endif
 
 // --- CPU implementations (cpu/) ----------------------------------------------------------------
-extern const c1d_impl c1d_cpu_naive, c1d_cpu_tap_partial, c1d_cpu_kahan, c1d_cpu_tf32_inputs;
+extern const c1d_impl c1d_cpu_naive, c1d_cpu_tap_partial, c1d_cpu_kahan, c1d_cpu_tf32_inputs, c1d_cpu_onednn_fp32;
 /* CPU twins of the fast kernels (issue 8) */
 extern const c1d_impl c1d_cpu_kahan_blocked, c1d_cpu_split_3xtf32;
 /* the operator as people write it (issue 15): groups, depthwise, states, SiLU, bf16/fp16 tensors */
@@ -42,6 +42,7 @@ static const c1d_impl *const table[] = {
     &c1d_cpu_tap_partial,
     &c1d_cpu_kahan,
     &c1d_cpu_tf32_inputs,
+    &c1d_cpu_onednn_fp32,
     &c1d_cpu_kahan_blocked,
     &c1d_cpu_split_3xtf32,
     &c1d_cpu_grouped_naive,

@@ -1598,7 +1598,9 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
     else if (ts.fired_counts)
       snprintf(out->test, sizeof out->test, "count beyond %.3g sigma", c1d_noise_tail_t[ts.count_level]);
     else if (ts.first_family >= 0)
-      snprintf(out->test, sizeof out->test, "region: %s", c1d_test_family_name(ts.first_family));
+      snprintf(out->test, sizeof out->test, "%s: %s",
+               ts.offsets_fired == ts.regions_fired ? "an offset of one sign in a region" : "region",
+               c1d_test_family_name(ts.first_family));
     else if (ts.fired_global)
       snprintf(out->test, sizeof out->test, "whole output");
     else
