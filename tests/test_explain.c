@@ -375,3 +375,37 @@ Test(scale, tiles_summed_without_truncation_are_tf32_inputs_not_a_bug, .timeout 
   }
   expect_tf32_inputs_then_free(&p, xr, wr);
 }
+
+/* An offset has a sign; rounding in any order has none. The naive order's output with 2 times its own rms
+ * error added to the last 32 positions of every row: within what a 2.5 times noisier order could give
+ * element by element, yet all of one sign: a bug at the right edge. The same sizes with random signs are
+ * such an order's noise: rounding. */
+Test(explain, an_offset_within_another_orders_noise_is_a_bug_and_the_same_noise_is_not) {
+  extern const c1d_impl c1d_cpu_naive;
+  const c1d_shape s = {2, 64, 48, 1000, 4, 1, 1};
+  for (int signed_noise = 0; signed_noise < 2; signed_noise++) {
+    problem_data p;
+    setup_problem(&p, &s, C1D_DIST_CONV_INIT, 41);
+    c1d_explanation e = explain_impl(&p, &c1d_cpu_naive);
+    cr_assert_eq(e.verdict, C1D_VERDICT_FP32_ROUNDING, "%s", e.reason);
+    double sq = 0.0;
+    const int64_t ny = c1d_y_count(&s);
+    for (int64_t i = 0; i < ny; i++) sq += ((double)p.y[i] - p.ref[i]) * ((double)p.y[i] - p.ref[i]);
+    const double rms = sqrt(sq / (double)ny);
+    uint64_t h = 12345;
+    for (int64_t no = 0; no < s.N * s.O; no++)
+      for (int64_t t = s.L - 32; t < s.L; t++) {
+        h = h * 6364136223846793005ull + 1442695040888963407ull;
+        const double sign = signed_noise ? ((h >> 40) & 1 ? 1.0 : -1.0) : 1.0;
+        float *v = &p.y[c1d_y_index(&s, no / s.O, no % s.O, t)];
+        *v = (float)((double)*v + sign * 2.0 * rms);
+      }
+    cr_assert_eq(c1d_explainer_explain(&p.ex, p.y, 0, 0, &e), C1D_OK);
+    if (signed_noise)
+      cr_expect(!c1d_verdict_is_bug(e.verdict), "random signs: %s: %s", c1d_verdict_name(e.verdict), e.reason);
+    else
+      cr_expect(e.verdict == C1D_VERDICT_BUG_LOCALIZED && e.region.cls == C1D_REGION_RIGHT_EDGE,
+                "an offset: %s (%s): %s", c1d_verdict_name(e.verdict), e.region.kind, e.reason);
+    teardown_problem(&p);
+  }
+}
