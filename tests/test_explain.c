@@ -266,6 +266,13 @@ static void rounded_inputs(const problem_data *p, c1d_rounding r, float **xr, fl
   for (int64_t i = 0; i < c1d_w_count(&p->s); i++) (*wr)[i] = c1d_round_as(r, p->w[i]);
 }
 
+/* A conv_init problem and its inputs rounded as r says. */
+static void tf32_problem(problem_data *p, const c1d_shape *s, uint64_t seed, c1d_rounding r, float **xr,
+                         float **wr) {
+  setup_problem(p, s, C1D_DIST_CONV_INIT, seed);
+  rounded_inputs(p, r, xr, wr);
+}
+
 /* Explains p->y, expects tf32-inputs, then frees the rounded inputs and the problem. */
 static void expect_tf32_inputs_then_free(problem_data *p, float *xr, float *wr) {
   c1d_explanation e;
@@ -327,18 +334,15 @@ static float truncated_steps(const c1d_shape *s, const float *x, const float *w,
   return acc;
 }
 
-/* cuDNN's TF32 kernel on the H200 (9.19, N=32 C=O=256 L=8192 K=4) runs its last batch through other
- * arithmetic: there the residual under the truncation model is 2.2 times the other batches' (1.24 times
- * the naive order's noise), with 10 % less truncation bias, and it pointed away from zero beyond 2.5
- * sigma in 99 % of 12 000 elements. Here: every batch by truncated steps of 8, the last in tap-major order
- * (the model's bias, computed in the naive order, then misses its steps: 1.6 times the naive order's
- * noise there, 4.5 times the other batches'). TF32 arithmetic, no bug. */
+/* A kernel may sum one batch in another order (the last wave of a grid, a remainder kernel): any order
+ * is the contract's. Here every batch by truncated steps of 8, the last in tap-major order (the model's
+ * bias, computed in the naive order, then misses its steps: 1.6 times the naive order's noise there, 4.5
+ * times the other batches'). TF32 arithmetic, no bug. */
 Test(scale, a_last_batch_summed_in_another_order_is_tf32_inputs_not_a_bug, .timeout = 300) {
   const c1d_shape s = {4, 64, 64, 2048, 4, 1, 0};
   problem_data p;
-  setup_problem(&p, &s, C1D_DIST_CONV_INIT, 31);
   float *xr, *wr;
-  rounded_inputs(&p, C1D_ROUND_TF32_RNA, &xr, &wr);
+  tf32_problem(&p, &s, 31, C1D_ROUND_TF32_RNA, &xr, &wr);
 #pragma omp parallel for schedule(static)
   for (int64_t no = 0; no < s.N * s.O; no++)
     for (int64_t t = 0; t < s.L; t++)
@@ -347,17 +351,17 @@ Test(scale, a_last_batch_summed_in_another_order_is_tf32_inputs_not_a_bug, .time
   expect_tf32_inputs_then_free(&p, xr, wr);
 }
 
-/* The same kernel on the H200 at 67 M outputs: in its last batch, tiles of 8-32 channels by ~100
- * positions fit the TF32 model only without its truncation bias (kappa 0 there, against 0.75 elsewhere;
- * a reduction split across blocks and summed in float32, or another kernel for the last wave). Here:
- * truncated steps of 8 everywhere except two blocks of the last batch (32 x 256 and 24 x 256), summed in float32 rounded
- * to nearest. TF32 arithmetic, no bug. */
+/* cuDNN's TF32 kernel on the H200 (9.19, N=32 C=O=256 L=8192 K=4, and at 67 M outputs from PyTorch): in
+ * its last batch, tiles of 8-32 channels by ~100 positions fit the TF32 model only without its truncation
+ * bias (kappa 0 there, against 0.75 elsewhere; a reduction split across blocks and summed in float32, or
+ * another kernel for the last wave); they were called a bug. Here: truncated steps of 8 everywhere except
+ * two blocks of the last batch (32 x 256 and 24 x 256), summed in float32 rounded to nearest. TF32
+ * arithmetic, no bug. */
 Test(scale, tiles_summed_without_truncation_are_tf32_inputs_not_a_bug, .timeout = 300) {
   const c1d_shape s = {4, 256, 64, 2048, 4, 1, 0};
   problem_data p;
-  setup_problem(&p, &s, C1D_DIST_CONV_INIT, 32);
   float *xr, *wr;
-  rounded_inputs(&p, C1D_ROUND_TF32_RNE, &xr, &wr);
+  tf32_problem(&p, &s, 32, C1D_ROUND_TF32_RNE, &xr, &wr);
 #pragma omp parallel for schedule(static)
   for (int64_t no = 0; no < s.N * s.O; no++) {
     const int64_t n = no / s.O, o = no % s.O;
