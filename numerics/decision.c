@@ -278,8 +278,9 @@ static void test_counts(const c1d_layout *lay, const c1d_noise_ref *nr, const fl
 static int test_stage(const c1d_layout *lay, const family *fams, const float *q2, unsigned char *mark,
                       const unsigned char *rep, const unsigned char *neg, sums *s, c1d_test_result *tr) {
   sums_compute(s, lay, q2, mark, rep, neg);
-  unsigned char *fire[FAM_COUNT] = {0}; /* 1: too large; 2, 3: an offset, positive or negative */
+  unsigned char *fire[FAM_COUNT] = {0}; /* 1: too large; 2, 3: an offset, positive or negative (+4: strong) */
   int any = 0, failed = 0;
+  int64_t stage_offsets = 0;
   for (int k = 0; k < 5 && fams[k] != FAM_COUNT; k++) {
     const family f = fams[k];
     const int64_t R = family_regions(lay, f);
@@ -309,11 +310,33 @@ static int test_stage(const c1d_layout *lay, const family *fams, const float *q2
     if (fired && tr->first_family < 0) tr->first_family = f;
     tr->regions_fired += fired;
     tr->offsets_fired += offsets;
+    stage_offsets += offsets;
     any |= fired > 0;
   }
   if (!failed && any) {
     const float level = (float)(4.0 * tr->mu), offset_level = (float)(0.25 * OFFSET_MEAN_Q * OFFSET_MEAN_Q);
     const int64_t rows = lay->N * lay->O, L = lay->L;
+    /* An offset region with elements of its sign beyond the regions' level (4 in bit 2) marks those
+     * alone: a region that holds a bug in part (a channel across a bad batch) then leaves the rest of
+     * its elements unmarked. Otherwise (an offset too small for that level) every element of its sign
+     * beyond half the offset test's mean. */
+    if (stage_offsets)
+#pragma omp parallel for schedule(static)
+      for (int64_t row = 0; row < rows; row++) {
+        const int64_t n = row / lay->O, o = row % lay->O;
+        for (int64_t t = 0; t < L; t++) {
+          const int64_t i = row * L + t;
+          if (mark[i] || !(q2[i] > level)) continue;
+          for (int k = 0; k < 5 && fams[k] != FAM_COUNT; k++) {
+            const family f = fams[k];
+            if (!fire[f]) continue;
+            const int64_t g = region_of(lay, f, n, o, t);
+            if (g < 0 || (fire[f][g] & 3) < 2 || ((fire[f][g] & 3) == 3) != (neg[i] != 0)) continue;
+#pragma omp atomic update
+            fire[f][g] |= 4;
+          }
+        }
+      }
 #pragma omp parallel for schedule(static)
     for (int64_t row = 0; row < rows; row++) {
       const int64_t n = row / lay->O, o = row % lay->O;
@@ -325,7 +348,8 @@ static int test_stage(const c1d_layout *lay, const family *fams, const float *q2
           if (!fire[f]) continue;
           const int64_t g = region_of(lay, f, n, o, t);
           if (g < 0 || !fire[f][g]) continue;
-          if (fire[f][g] == 1 ? q2[i] > level : (fire[f][g] == 3) == (neg[i] != 0)) {
+          const int kind = fire[f][g] & 3, strong = (fire[f][g] & 4) != 0;
+          if (kind == 1 ? q2[i] > level : (kind == 3) == (neg[i] != 0) && (!strong || q2[i] > level)) {
             mark[i] = 1;
             break;
           }

@@ -413,3 +413,30 @@ Test(explain, an_offset_within_another_orders_noise_is_a_bug_and_the_same_noise_
     teardown_problem(&p);
   }
 }
+
+/* oneDNN's convolution (the onednn_fp32 row: its own order, its own blocking), dense and grouped, with
+ * dilation and a bias: float32 rounding, never a bug. Skipped where libdnnl is not (sanitizer builds). */
+Test(zoo, onednn_is_fp32_rounding_dense_and_grouped) {
+  extern const c1d_impl c1d_cpu_onednn_fp32;
+  const c1d_shape shapes[] = {
+      {2, 16, 12, 100, 4, 2, 1, 0},  {3, 64, 48, 1000, 4, 1, 1, 0},
+      {2, 32, 32, 300, 4, 1, 1, 32}, {2, 32, 16, 257, 3, 2, 1, 4},
+  };
+  const char *why = c1d_cpu_onednn_fp32.supported(&shapes[0]);
+  if (why) cr_skip_test("onednn_fp32 is unavailable here: %s", why);
+  for (unsigned k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
+    for (int dist = 0; dist < C1D_DIST_COUNT; dist++) {
+      problem_data p;
+      setup_problem(&p, &shapes[k], (c1d_dist)dist, 300 + k);
+      c1d_exec ex;
+      memset(&ex, 0, sizeof ex);
+      cr_assert_eq(c1d_cpu_onednn_fp32.setup(&p.s, &ex), C1D_OK, "%s", c1d_error_detail());
+      cr_assert_eq(c1d_cpu_onednn_fp32.run(&p.s, p.x, p.w, p.b, p.y, &ex), C1D_OK, "%s", c1d_error_detail());
+      c1d_cpu_onednn_fp32.teardown(&ex);
+      c1d_explanation e;
+      cr_assert_eq(c1d_explainer_explain(&p.ex, p.y, 0, 0, &e), C1D_OK);
+      cr_expect(!c1d_verdict_is_bug(e.verdict), "shape %u, %s: %s: %s", k, c1d_dist_name((c1d_dist)dist),
+                c1d_verdict_name(e.verdict), e.reason);
+      teardown_problem(&p);
+    }
+}
