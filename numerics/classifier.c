@@ -605,6 +605,12 @@ static double noise_factor(const explan *x, const ratios *r) {
   return f > 1.5 * C1D_ORDER_FACTOR ? 1.5 * C1D_ORDER_FACTOR : f;
 }
 
+/* Whether a fit with ratios a is tighter than one with b: its tail at most half, or its body (level) at
+ * most half with a tail no heavier. */
+static int tighter(const ratios *a, const ratios *b) {
+  return a->tail <= 0.5 * b->tail || (a->level <= 0.5 * b->level && a->tail <= b->tail);
+}
+
 typedef struct choice {
   explan x;
   int fits;          /* 1: x fits the bulk; 0: x is only the closest */
@@ -672,8 +678,10 @@ static void choose_pass(const c1d_classifier_input *in, int store, double scale,
     if (r.median <= limit) {
       /* Switch from a fit that is not clean only to one no looser (no product allowance where the
        * first had none) whose tail is at most half: a local bug inflates every model's tail alike,
-       * and must not buy a wider noise allowance. */
-      const int better = !have_fit || (x.allow <= out->x.allow && r.tail <= 0.5 * out->ratio.tail);
+       * and must not buy a wider noise allowance. Where a local bug holds the tails of all (a channel
+       * without its bias on a real library's bf16 output), the body tells: at most half the level with
+       * no heavier tail. */
+      const int better = !have_fit || (x.allow <= out->x.allow && tighter(&r, &out->ratio));
       if (better) {
         out->x = x;
         out->ratio = r;
@@ -720,9 +728,9 @@ static void choose(const c1d_classifier_input *in, int store, double scale, samp
     choice c;
     choose_pass(in, store, scale, sc, bp, &c);
     if (sc->failed) return;
-    if (c.fits && (!have || c.ratio.tail < best.ratio.tail)) best = c, have = 1;
+    if (c.fits && (!have || c.ratio.tail < best.ratio.tail || tighter(&c.ratio, &best.ratio))) best = c, have = 1;
   }
-  if (have && (!out->fits || best.ratio.tail <= 0.5 * out->ratio.tail)) *out = best;
+  if (have && (!out->fits || tighter(&best.ratio, &out->ratio))) *out = best;
 }
 
 // --- the full pass and its tests ----------------------------------------------------------------

@@ -209,6 +209,30 @@ class RealLibraryOutputsAreRounding(unittest.TestCase):
             self.assertEqual((r["verdict"], r["where"] or ""), self.EXPECTED[mode], f"{name} ({mode}): {r['reason']}")
 
 
+class BugsPlantedOnRealOutputsAreLocated(unittest.TestCase):
+    """A channel whose bias was never added, planted on the real library outputs of tests/data/realcorpus
+    (PyTorch's bf16/fp16 tensors with a bias, autocast fp16, NHWC depthwise): that channel, not
+    everywhere (issue 21: the planted channel held every model's tail, and the wrong model was kept)."""
+
+    CASES = ("bf16_dense_bias", "fp16_dense_bias", "autocast_fp16_bias", "dw_bf16_cl_bias")
+
+    def test_a_channel_without_its_bias_is_that_channel(self):
+        spec = importlib.util.spec_from_file_location("realcorpus_load", os.path.join(REALCORPUS, "load.py"))
+        load = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(load)
+        for name in self.CASES:
+            meta, x, w, b, y = load.load(name)
+            low = meta.get("declared") or ("bf16" if "bf16" in name else "fp16")
+            y = y.copy()
+            y[:, 3, :] -= b[3]
+            y = load._round_bf16(y) if low == "bf16" else y.astype("float16").astype("float32")
+            dt = {None: torch.float32, "bf16": torch.bfloat16, "fp16": torch.float16}[meta.get("declared")]
+            t = lambda a: None if a is None else torch.from_numpy(a.copy()).to(dt)
+            r = convlab.explain(t(x), t(w), t(y), t(b), groups=meta["G"], dilation=meta["D"])
+            self.assertEqual((r["verdict"], r["region"]["kind"]), ("bug-localized", "channel 3"),
+                             f"{name}: {r['reason']}")
+
+
 class PlantedBugsAreFound(unittest.TestCase):
     def test_products_rounded_to_bf16_before_the_sum_are_reduced_precision_where_products(self):
         m = Mamba(8)
