@@ -252,7 +252,7 @@ static double residual_of(const explan *x, float a, double y, double delta, doub
 }
 
 /* The residual of element i under x from the full model arrays (dl, bt: NULL where x needs none), within
- * every window the tests allow: what full_pass_run measures and the sign tests read. */
+ * every window the tests allow: what full_pass_run measures. */
 static double element_residual(const c1d_classifier_input *in, const explan *x, const float *dl, const float *bt,
                                int64_t i) {
   const c1d_layout *lay = &in->layout;
@@ -740,11 +740,9 @@ typedef struct full_pass {
   float *q2;              /* (residual / (F sigma))^2; -1 where not compared */
   double *inv_s2;         /* 1 / (F sigma)^2, for the detection limits; 0 where not compared */
   unsigned char *mark;    /* offending elements */
-  unsigned char *neg;     /* under float32 accumulation rounded to nearest: 1 where the residual is
-                             negative (the offset tests); NULL otherwise */
-  unsigned char *plain;   /* under a truncation model: 1 for each 8x32 tile judged without the truncation
-                             bias (see full_pass_run); NULL otherwise */
-  int64_t plain_tiles;
+  unsigned char *sign;    /* each residual's sign (C1D_SIGN_*, numerics/decision.h), as the pass judged it:
+                             the offset tests and the sign tests read it */
+  int64_t plain_tiles;    /* under a truncation model: the 8x32 tiles judged without its bias */
   double *row_r2;
   int64_t *row_count, *row_beyond, *row_exact;
   int64_t count, beyond, exact;
@@ -752,29 +750,8 @@ typedef struct full_pass {
 } full_pass;
 
 static void full_pass_free(full_pass *p) {
-  free(p->q2), free(p->inv_s2), free(p->mark), free(p->neg), free(p->plain), free(p->row_r2);
+  free(p->q2), free(p->inv_s2), free(p->mark), free(p->sign), free(p->row_r2);
   free(p->row_count), free(p->row_beyond), free(p->row_exact);
-}
-
-/* The tiles of a truncation model's choice: 8 output channels by 32 positions of one batch (the finest
- * tiles of decision.c, which every kernel's tiles are made of). */
-enum { TILE_ROWS = 8, TILE_T = 32 };
-
-static int64_t tile_of(const c1d_layout *lay, int64_t i) {
-  const int64_t t = i % lay->L, o = (i / lay->L) % lay->O, n = i / (lay->L * lay->O);
-  const int64_t to = (lay->O + TILE_ROWS - 1) / TILE_ROWS, segs = (lay->L + TILE_T - 1) / TILE_T;
-  return (n * to + o / TILE_ROWS) * segs + t / TILE_T;
-}
-
-/* element_residual as the full pass p judged element i: without the truncation bias in p's plain tiles. */
-static double pass_residual(const c1d_classifier_input *in, const explan *x, const full_pass *p, const float *dl,
-                            const float *bt, int64_t i) {
-  if (p && p->plain && p->plain[tile_of(&in->layout, i)]) {
-    explan x0 = *x;
-    x0.kappa = 0.0;
-    return element_residual(in, &x0, dl, bt, i);
-  }
-  return element_residual(in, x, dl, bt, i);
 }
 
 /* Every element under x, tile by tile. A tensor-core kernel does not truncate everywhere: cuDNN's TF32
@@ -785,28 +762,25 @@ static double pass_residual(const c1d_classifier_input *in, const explan *x, con
 static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_pass *p) {
   const c1d_layout *lay = &in->layout;
   const int64_t rows = lay->N * lay->O, L = lay->L, M = rows * L;
-  const int64_t to = (lay->O + TILE_ROWS - 1) / TILE_ROWS, segs = (L + TILE_T - 1) / TILE_T;
+  /* the tiles of the choice: decision.c's finest, which every kernel's tiles are made of */
+  const int64_t to = (lay->O + C1D_TILE_O - 1) / C1D_TILE_O, segs = (L + C1D_TILE_T - 1) / C1D_TILE_T;
   memset(p, 0, sizeof *p);
   const float *dl = x->model != C1D_MODEL_FP32 ? in->models.delta(in->models.ctx, x->model) : NULL;
   const float *bt = x->acc == C1D_ACC_TRUNCATED ? in->models.tc_bias(in->models.ctx, x->model) : NULL;
   const float *sq = x->allow ? in->models.sq_products(in->models.ctx) : NULL;
   if ((x->model != C1D_MODEL_FP32 && !dl) || (x->acc == C1D_ACC_TRUNCATED && !bt) || (x->allow && !sq))
     return -1;
-  const int choose = x->acc == C1D_ACC_TRUNCATED && x->kappa != 0.0;
+  const int per_tile = x->acc == C1D_ACC_TRUNCATED && x->kappa != 0.0;
   p->q2 = malloc((size_t)M * sizeof *p->q2);
   p->inv_s2 = malloc((size_t)M * sizeof *p->inv_s2);
   p->mark = calloc((size_t)M, 1);
-  p->plain = choose ? calloc((size_t)(lay->N * to * segs), 1) : NULL;
-  /* Offsets are tested where rounding has no sign of its own: not under truncation (toward zero), nor
-   * narrow sums (stagnation). */
-  const int offsets = x->acc == C1D_ACC_NEAREST;
-  p->neg = offsets ? calloc((size_t)M, 1) : NULL;
+  p->sign = calloc((size_t)M, 1);
   p->row_r2 = calloc((size_t)rows, sizeof *p->row_r2);
   p->row_count = calloc((size_t)rows, sizeof *p->row_count);
   p->row_beyond = calloc((size_t)rows, sizeof *p->row_beyond);
   p->row_exact = calloc((size_t)rows, sizeof *p->row_exact);
-  if (!p->q2 || !p->inv_s2 || !p->mark || (choose && !p->plain) || (offsets && !p->neg) || !p->row_r2 || !p->row_count ||
-      !p->row_beyond || !p->row_exact) {
+  if (!p->q2 || !p->inv_s2 || !p->mark || !p->sign || !p->row_r2 || !p->row_count || !p->row_beyond ||
+      !p->row_exact) {
     full_pass_free(p);
     return -1;
   }
@@ -816,9 +790,9 @@ static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_p
   int64_t plain_tiles = 0;
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : plain_tiles)
   for (int64_t band = 0; band < lay->N * to; band++) {
-    const int64_t row0 = (band / to) * lay->O + (band % to) * TILE_ROWS;
-    const int64_t row1 = row0 + TILE_ROWS < (band / to + 1) * lay->O ? row0 + TILE_ROWS : (band / to + 1) * lay->O;
-    double floor_row[TILE_ROWS] = {0}; /* flat: the rms of sigma over each row */
+    const int64_t row0 = (band / to) * lay->O + (band % to) * C1D_TILE_O;
+    const int64_t row1 = row0 + C1D_TILE_O < (band / to + 1) * lay->O ? row0 + C1D_TILE_O : (band / to + 1) * lay->O;
+    double floor_row[C1D_TILE_O] = {0}; /* flat: the rms of sigma over each row */
     for (int64_t row = row0; row < row1 && x->flat; row++) {
       double f = 0.0;
       int64_t c = 0;
@@ -828,13 +802,13 @@ static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_p
       }
       floor_row[row - row0] = c ? sqrt(f / (double)c) : 0.0;
     }
-    double r[2][TILE_ROWS * TILE_T], s[TILE_ROWS * TILE_T];
+    double r[2][C1D_TILE_O * C1D_TILE_T], s[C1D_TILE_O * C1D_TILE_T];
     for (int64_t sg = 0; sg < segs; sg++) {
-      const int64_t t0 = sg * TILE_T, t1 = t0 + TILE_T < L ? t0 + TILE_T : L;
+      const int64_t t0 = sg * C1D_TILE_T, t1 = t0 + C1D_TILE_T < L ? t0 + C1D_TILE_T : L;
       double tot[2] = {0.0, 0.0};
       for (int64_t row = row0; row < row1; row++)
         for (int64_t t = t0; t < t1; t++) {
-          const int64_t i = row * L + t, k = (row - row0) * TILE_T + (t - t0);
+          const int64_t i = row * L + t, k = (row - row0) * C1D_TILE_T + (t - t0);
           const float a = in->cand[i];
           const double y = in->ref[i];
           s[k] = 0.0;
@@ -844,22 +818,23 @@ static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_p
           s[k] = F * sigma_of(x, sgm, sq ? sq[i] : 0.0, act_fast_allowance(lay, i, y));
           r[0][k] = element_residual(in, x, dl, bt, i);
           tot[0] += (r[0][k] / s[k]) * (r[0][k] / s[k]);
-          if (choose) {
+          if (per_tile) {
             r[1][k] = element_residual(in, &x0, dl, bt, i);
             tot[1] += (r[1][k] / s[k]) * (r[1][k] / s[k]);
           }
         }
-      const int v = choose && tot[1] < tot[0];
-      if (v) p->plain[(band * segs) + sg] = 1, plain_tiles++;
+      const int v = per_tile && tot[1] < tot[0];
+      plain_tiles += v;
       for (int64_t row = row0; row < row1; row++)
         for (int64_t t = t0; t < t1; t++) {
-          const int64_t i = row * L + t, k = (row - row0) * TILE_T + (t - t0);
+          const int64_t i = row * L + t, k = (row - row0) * C1D_TILE_T + (t - t0);
           p->q2[i] = -1.0f;
           p->inv_s2[i] = 0.0;
           if (!(s[k] > 0)) continue;
           const double y = in->ref[i], q = r[v][k] / s[k];
           p->q2[i] = (float)(q * q);
-          if (p->neg) p->neg[i] = q < 0;
+          p->sign[i] = !isfinite(r[v][k]) ? C1D_SIGN_NONE : r[v][k] > 0 ? C1D_SIGN_POS
+                       : r[v][k] < 0                       ? C1D_SIGN_NEG : C1D_SIGN_NONE;
           p->row_r2[row] += r[v][k] * r[v][k];
           p->inv_s2[i] = 1.0 / (s[k] * s[k]);
           p->row_count[row]++;
@@ -882,63 +857,6 @@ static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_p
   return 0;
 }
 
-/* full_pass_run under x, then the tests on its marks; *marked: the offending elements. On failure
- * nothing is left to free. */
-static int sign_pattern(const c1d_classifier_input *in, const explan *x, const full_pass *p,
-                        const unsigned char *mark, const float *q2, double level, double alpha, int *positive);
-
-/* The signs of the tails: an offset of one sign on scattered elements hides among the tails of a noise
- * that another order may have (the counts allow for them), yet rounding never gives its signs (see
- * sign_pattern). At |q| beyond 2.5, 3, 3.5 and 4, the elements' signs are tested (alpha/4 per level, out
- * of the elements' share of alpha); where a pattern shows, the elements beyond that level with the
- * offset's sign are marked. Returns 0, or -1 when a model array cannot be had. */
-static int signed_tails(const c1d_classifier_input *in, const explan *x, full_pass *p, c1d_test_result *t) {
-  static const double levels[] = {2.5, 3.0, 3.5, 4.0};
-  const int64_t M = in->layout.N * in->layout.O * in->layout.L;
-  for (unsigned k = 0; k < sizeof levels / sizeof levels[0]; k++) {
-    const double lv = levels[k] * levels[k];
-    int positive = 0;
-    const int sp = sign_pattern(in, x, p, NULL, p->q2, lv, 0.25 * 0.25 * C1D_ALPHA, &positive);
-    if (sp < 0) return -1;
-    if (!sp) continue;
-    const float *dl = x->model != C1D_MODEL_FP32 ? in->models.delta(in->models.ctx, x->model) : NULL;
-    const float *bt = x->acc == C1D_ACC_TRUNCATED ? in->models.tc_bias(in->models.ctx, x->model) : NULL;
-    for (int64_t i = 0; i < M; i++) {
-      if (!(p->q2[i] > lv)) continue;
-      const double r = pass_residual(in, x, p, dl, bt, i);
-      if ((r > 0) == positive && r != 0.0) p->mark[i] = 1;
-    }
-    t->fired_signs = 1;
-    t->signs_level = levels[k];
-    return 0;
-  }
-  return 0;
-}
-
-static int full_pass_tested(const c1d_classifier_input *in, const explan *x, full_pass *p, c1d_test_result *t,
-                            int64_t *marked) {
-  if (full_pass_run(in, x, p) != 0) return -1;
-  if (c1d_run_tests(&in->layout, in->noise, p->q2, p->neg, p->mark, t) != 0) {
-    full_pass_free(p);
-    return -1;
-  }
-  const int64_t M = in->layout.N * in->layout.O * in->layout.L;
-  *marked = 0;
-  for (int64_t i = 0; i < M; i++) *marked += p->mark[i] != 0;
-  /* The signs only where nothing else found anything: their marks would blur a region's. */
-  if (*marked == 0) {
-    if (signed_tails(in, x, p, t) != 0) {
-      full_pass_free(p);
-      return -1;
-    }
-    for (int64_t i = 0; i < M; i++) *marked += p->mark[i] != 0;
-  }
-  return 0;
-}
-
-/* How much more than its share of the marks one batch, channel, row, position or tile must hold before
- * scattered marks count as structured (c1d_marks_concentrated). */
-#define CONCENTRATION_RATIO 4.0
 /* The share of marked residuals pointing away from zero (for one sign of y) that counts as a pattern of
  * signs, and the difference of the two signs' shares (2 * SIGN_SHARE - 1). */
 #define SIGN_SHARE 0.75
@@ -946,31 +864,26 @@ static int full_pass_tested(const c1d_classifier_input *in, const explan *x, ful
  * stay a bug, as the tests found them. */
 #define SIGN_MIN_MARKS 30
 
-/* Whether the signs of the selected elements' residuals under x have a pattern that rounding cannot give
- * (the marked ones; or, with q2, those whose q2 exceeds level).
+/* Whether the signs of the selected elements' residuals in p (the marked ones with by_marks, else those
+ * whose q2 exceeds level) have a pattern that rounding cannot give.
  * Rounding in any mode is odd in the value (negating every input negates every rounding), so among the
  * marked elements the share whose residual points away from zero (the sign of y) is the same for
  * positive and negative y; truncation can only point toward zero. An offset of one sign breaks both: it
  * points away from zero wherever y has its sign. Two tests at alpha/2 each: the shares of the two signs
- * of y differ, or for one sign of y more point away from zero than half. Returns 1, 0, or -1 when a model
- * array cannot be had. */
-static int sign_pattern(const c1d_classifier_input *in, const explan *x, const full_pass *p,
-                        const unsigned char *mark, const float *q2, double level, double alpha, int *positive) {
+ * of y differ, or for one sign of y more point away from zero than half. *positive: whether most
+ * selected residuals are positive. */
+static int sign_pattern(const c1d_classifier_input *in, const explan *x, const full_pass *p, int by_marks,
+                        double level, double alpha, int *positive) {
   const c1d_layout *lay = &in->layout;
   const int64_t M = lay->N * lay->O * lay->L;
-  const float *dl = x->model != C1D_MODEL_FP32 ? in->models.delta(in->models.ctx, x->model) : NULL;
-  const float *bt = x->acc == C1D_ACC_TRUNCATED ? in->models.tc_bias(in->models.ctx, x->model) : NULL;
-  if ((x->model != C1D_MODEL_FP32 && !dl) || (x->acc == C1D_ACC_TRUNCATED && !bt)) return -1;
   int64_t away[2] = {0, 0}, all[2] = {0, 0}, pos = 0; /* [0]: y > 0, [1]: y < 0 */
   for (int64_t i = 0; i < M; i++) {
-    if (q2 ? !(q2[i] > level) : !mark[i]) continue;
-    if (!isfinite(in->ref[i]) || in->ref[i] == 0.0 || !isfinite(in->cand[i])) continue;
-    const double r = pass_residual(in, x, p, dl, bt, i);
-    if (r == 0.0 || !isfinite(r)) continue;
-    const int s = in->ref[i] < 0;
+    if (by_marks ? !p->mark[i] : !(p->q2[i] > level)) continue;
+    if (p->sign[i] == C1D_SIGN_NONE || in->ref[i] == 0.0) continue;
+    const int s = in->ref[i] < 0, up = p->sign[i] == C1D_SIGN_POS;
     all[s]++;
-    away[s] += (r > 0) == (in->ref[i] > 0);
-    pos += r > 0;
+    away[s] += up == (in->ref[i] > 0);
+    pos += up;
   }
   if (positive) *positive = 2 * pos >= all[0] + all[1];
   if (all[0] + all[1] < SIGN_MIN_MARKS) return 0;
@@ -995,9 +908,52 @@ static int sign_pattern(const c1d_classifier_input *in, const explan *x, const f
   return !(se > 0) || fabs(p0 - p1) / se > c1d_normal_upper_quantile(0.25 * alpha);
 }
 
-static int signs_structured(const c1d_classifier_input *in, const explan *x, const full_pass *p, double alpha) {
-  return sign_pattern(in, x, p, p->mark, NULL, 0.0, alpha, NULL);
+/* The signs of the tails: an offset of one sign on scattered elements hides among the tails of a noise
+ * that another order may have (the counts allow for them), yet rounding never gives its signs (see
+ * sign_pattern). At |q| beyond 2.5, 3, 3.5 and 4, the elements' signs are tested (alpha/4 per level, out
+ * of the elements' share of alpha); where a pattern shows, the elements beyond that level with the
+ * offset's sign are marked. */
+static void signed_tails(const c1d_classifier_input *in, const explan *x, full_pass *p, c1d_test_result *t) {
+  static const double levels[] = {2.5, 3.0, 3.5, 4.0};
+  const int64_t M = in->layout.N * in->layout.O * in->layout.L;
+  for (unsigned k = 0; k < sizeof levels / sizeof levels[0]; k++) {
+    const double lv = levels[k] * levels[k];
+    int positive = 0;
+    if (!sign_pattern(in, x, p, 0, lv, 0.25 * 0.25 * C1D_ALPHA, &positive)) continue;
+    const unsigned char want = positive ? C1D_SIGN_POS : C1D_SIGN_NEG;
+    for (int64_t i = 0; i < M; i++)
+      if (p->q2[i] > lv && p->sign[i] == want) p->mark[i] = 1;
+    t->fired_signs = 1;
+    t->signs_level = levels[k];
+    return;
+  }
 }
+
+/* full_pass_run under x, then the tests on its marks; *marked: the offending elements. On failure
+ * nothing is left to free. */
+static int full_pass_tested(const c1d_classifier_input *in, const explan *x, full_pass *p, c1d_test_result *t,
+                            int64_t *marked) {
+  if (full_pass_run(in, x, p) != 0) return -1;
+  /* Offsets are tested where rounding has no sign of its own: not under truncation (toward zero), nor
+   * narrow sums (stagnation). */
+  if (c1d_run_tests(&in->layout, in->noise, p->q2, x->acc == C1D_ACC_NEAREST ? p->sign : NULL, p->mark, t) != 0) {
+    full_pass_free(p);
+    return -1;
+  }
+  const int64_t M = in->layout.N * in->layout.O * in->layout.L;
+  *marked = 0;
+  for (int64_t i = 0; i < M; i++) *marked += p->mark[i] != 0;
+  /* The signs only where nothing else found anything: their marks would blur a region's. */
+  if (*marked == 0) {
+    signed_tails(in, x, p, t);
+    for (int64_t i = 0; i < M; i++) *marked += p->mark[i] != 0;
+  }
+  return 0;
+}
+
+/* How much more than its share of the marks one batch, channel, row, position or tile must hold before
+ * scattered marks count as structured (c1d_marks_concentrated). */
+#define CONCENTRATION_RATIO 4.0
 
 /* C1D_TRACE_MARKS=K: the evidence of the first K marked elements under x, on stderr (for whoever
  * investigates a verdict: which elements, by how much, against what scale and window). */
@@ -1560,11 +1516,7 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
   if (bug && ch.fits && !order_explains && fp.beyond == 0 && out->region.cls == C1D_REGION_SCATTERED &&
       marked >= SIGN_MIN_MARKS &&
       !c1d_marks_concentrated(fp.mark, lay, CONCENTRATION_RATIO, 0.5 * C1D_ALPHA)) {
-    const int sg = signs_structured(in, &ch.x, &fp, 0.5 * C1D_ALPHA);
-    if (sg < 0) {
-      full_pass_free(&fp);
-      return -1;
-    }
+    const int sg = sign_pattern(in, &ch.x, &fp, 1, 0.0, 0.5 * C1D_ALPHA, NULL);
     double top = 0.0; /* the largest mark's q2 */
     for (int64_t i = 0; i < M; i++)
       if (fp.mark[i] && fp.q2[i] > top) top = fp.q2[i];

@@ -84,7 +84,7 @@ typedef struct sums {
   int64_t *seg_n, *pos_n;
   double *blk;            /* row blocks x L: partial position sums */
   int64_t *blk_n;
-  double *seg_q, *pos_q, *blk_q; /* the same of the signed q (with neg; else NULL) */
+  double *seg_q, *pos_q, *blk_q; /* the same of the signed q (with signs; else NULL) */
 } sums;
 
 static void sums_free(sums *s) {
@@ -114,14 +114,14 @@ static int sums_alloc(sums *s, const c1d_layout *lay, int is_signed) {
   return 0;
 }
 
-/* The signed q of element i: sqrt(q2), negative where neg says the residual is. */
-static double signed_q(const float *q2, const unsigned char *neg, int64_t i) {
+/* The signed q of element i: sqrt(q2), negative where the residual is. */
+static double signed_q(const float *q2, const unsigned char *sign, int64_t i) {
   const double q = sqrt((double)q2[i]);
-  return neg[i] ? -q : q;
+  return sign[i] == C1D_SIGN_NEG ? -q : q;
 }
 
 static void sums_compute(sums *s, const c1d_layout *lay, const float *q2, const unsigned char *mark,
-                         const unsigned char *rep, const unsigned char *neg) {
+                         const unsigned char *rep, const unsigned char *sign) {
   const int64_t rows = lay->N * lay->O, L = lay->L, segs = segs_of(lay);
   const int64_t blocks = (rows + ROW_BLOCK - 1) / ROW_BLOCK;
 #pragma omp parallel for schedule(static)
@@ -133,16 +133,16 @@ static void sums_compute(sums *s, const c1d_layout *lay, const float *q2, const 
         const int64_t i = row * L + t;
         if (q2[i] < 0 || mark[i] || rep[i]) continue;
         a += q2[i];
-        if (neg) b += signed_q(q2, neg, i);
+        if (sign) b += signed_q(q2, sign, i);
         c++;
       }
       s->seg[row * segs + sg] = a;
       s->seg_n[row * segs + sg] = c;
-      if (neg) s->seg_q[row * segs + sg] = b;
+      if (sign) s->seg_q[row * segs + sg] = b;
     }
 #pragma omp parallel for schedule(static)
   for (int64_t b = 0; b < blocks; b++) {
-    double *p = s->blk + b * L, *pq = neg ? s->blk_q + b * L : NULL;
+    double *p = s->blk + b * L, *pq = sign ? s->blk_q + b * L : NULL;
     int64_t *pn = s->blk_n + b * L;
     for (int64_t t = 0; t < L; t++) p[t] = 0, pn[t] = 0;
     if (pq)
@@ -152,7 +152,7 @@ static void sums_compute(sums *s, const c1d_layout *lay, const float *q2, const 
         const int64_t i = row * L + t;
         if (q2[i] < 0 || mark[i] || rep[i]) continue;
         p[t] += q2[i];
-        if (pq) pq[t] += signed_q(q2, neg, i);
+        if (pq) pq[t] += signed_q(q2, sign, i);
         pn[t]++;
       }
   }
@@ -161,11 +161,11 @@ static void sums_compute(sums *s, const c1d_layout *lay, const float *q2, const 
     double a = 0, q = 0;
     int64_t c = 0;
     for (int64_t b = 0; b < blocks; b++) a += s->blk[b * L + t], c += s->blk_n[b * L + t];
-    if (neg)
+    if (sign)
       for (int64_t b = 0; b < blocks; b++) q += s->blk_q[b * L + t];
     s->pos[t] = a;
     s->pos_n[t] = c;
-    if (neg) s->pos_q[t] = q;
+    if (sign) s->pos_q[t] = q;
   }
 }
 
@@ -276,8 +276,8 @@ static void test_counts(const c1d_layout *lay, const c1d_noise_ref *nr, const fl
 /* One stage: every region of its families on the unmarked elements; in the regions that fire, marks
  * the elements whose q^2 exceeds four times the null mean (or, for an offset, those above). */
 static int test_stage(const c1d_layout *lay, const family *fams, const float *q2, unsigned char *mark,
-                      const unsigned char *rep, const unsigned char *neg, sums *s, c1d_test_result *tr) {
-  sums_compute(s, lay, q2, mark, rep, neg);
+                      const unsigned char *rep, const unsigned char *sign, sums *s, c1d_test_result *tr) {
+  sums_compute(s, lay, q2, mark, rep, sign);
   unsigned char *fire[FAM_COUNT] = {0}; /* 1: too large; 2, 3: an offset, positive or negative (+4: strong) */
   int any = 0, failed = 0;
   int64_t stage_offsets = 0;
@@ -300,7 +300,7 @@ static int test_stage(const c1d_layout *lay, const family *fams, const float *q2
       if (sum > c1d_sum_upper_quantile_z((double)cnt, tr->mu, tr->var, tr->z_region)) {
         fire[f][g] = 1;
         fired++;
-      } else if (neg && sum > 0 && fabs(qsum) >= OFFSET_MEAN_Q * (double)cnt &&
+      } else if (sign && sum > 0 && fabs(qsum) >= OFFSET_MEAN_Q * (double)cnt &&
                  fabs(qsum) > tr->z_offset * sqrt(sum)) {
         fire[f][g] = qsum > 0 ? 2 : 3;
         fired++;
@@ -331,7 +331,7 @@ static int test_stage(const c1d_layout *lay, const family *fams, const float *q2
             const family f = fams[k];
             if (!fire[f]) continue;
             const int64_t g = region_of(lay, f, n, o, t);
-            if (g < 0 || (fire[f][g] & 3) < 2 || ((fire[f][g] & 3) == 3) != (neg[i] != 0)) continue;
+            if (g < 0 || (fire[f][g] & 3) < 2 || ((fire[f][g] & 3) == 3) != (sign[i] == C1D_SIGN_NEG)) continue;
 #pragma omp atomic update
             fire[f][g] |= 4;
           }
@@ -349,7 +349,7 @@ static int test_stage(const c1d_layout *lay, const family *fams, const float *q2
           const int64_t g = region_of(lay, f, n, o, t);
           if (g < 0 || !fire[f][g]) continue;
           const int kind = fire[f][g] & 3, strong = (fire[f][g] & 4) != 0;
-          if (kind == 1 ? q2[i] > level : (kind == 3) == (neg[i] != 0) && (!strong || q2[i] > level)) {
+          if (kind == 1 ? q2[i] > level : (kind == 3) == (sign[i] == C1D_SIGN_NEG) && (!strong || q2[i] > level)) {
             mark[i] = 1;
             break;
           }
@@ -376,7 +376,7 @@ static void test_global(const c1d_layout *lay, const float *q2, unsigned char *m
     if (q2[i] > level) mark[i] = 1;
 }
 
-int c1d_run_tests(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q2, const unsigned char *neg,
+int c1d_run_tests(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q2, const unsigned char *sign,
                   unsigned char *mark, c1d_test_result *tr) {
   memset(tr, 0, sizeof *tr);
   tr->first_family = -1;
@@ -387,19 +387,19 @@ int c1d_run_tests(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q
   for (int f = 0; f < FAM_COUNT; f++) regions += family_regions(lay, (family)f);
   const double quarter = 0.25 * ALPHA_TOTAL;
   /* with offsets: each region tested twice, at half the share each (the offset two-sided) */
-  tr->a_region = quarter / (double)(regions > 0 ? regions : 1) / (neg ? 2.0 : 1.0);
+  tr->a_region = quarter / (double)(regions > 0 ? regions : 1) / (sign ? 2.0 : 1.0);
   tr->z_region = c1d_normal_upper_quantile(tr->a_region);
   tr->z_offset = c1d_normal_upper_quantile(0.5 * tr->a_region);
   test_elements(lay, nr, q2, mark, tr, quarter);
   test_counts(lay, nr, q2, mark, tr, quarter);
   sums s;
-  if (sums_alloc(&s, lay, neg != NULL) != 0) return -1;
+  if (sums_alloc(&s, lay, sign != NULL) != 0) return -1;
   for (int k = 0; k < N_STAGES; k++)
-    if (test_stage(lay, stages[k], q2, mark, nr->repeat, neg, &s, tr) != 0) {
+    if (test_stage(lay, stages[k], q2, mark, nr->repeat, sign, &s, tr) != 0) {
       sums_free(&s);
       return -1;
     }
-  sums_compute(&s, lay, q2, mark, nr->repeat, neg);
+  sums_compute(&s, lay, q2, mark, nr->repeat, sign);
   test_global(lay, q2, mark, &s, tr, quarter);
   sums_free(&s);
   return 0;

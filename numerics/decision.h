@@ -19,6 +19,9 @@
 extern "C" {
 #endif
 
+/* The sign of an element's residual: zero (or not finite, or not compared), positive, negative. */
+enum { C1D_SIGN_NONE = 0, C1D_SIGN_POS = 1, C1D_SIGN_NEG = 2 };
+
 typedef struct c1d_test_result {
   int fired_elements;   /* some single element beyond the element threshold */
   int fired_counts;     /* too many elements beyond a level: count_level is the highest that fired */
@@ -38,10 +41,10 @@ typedef struct c1d_test_result {
 /* Runs every test on q2 (N*O*L values, negative where an element is not compared), marking the
  * offending elements in mark (N*O*L flags; elements already marked count as offending and are left out
  * of the sums). Repeats (nr->repeat) are tested as single elements but left out of every count and
- * sum: the same computation again is no new evidence. With neg (1 where the residual is negative; NULL
- * for none), every region is also tested for an offset: errors of one sign on average, which no rounding
- * gives. Returns 0, or -1 without memory. */
-int c1d_run_tests(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q2, const unsigned char *neg,
+ * sum: the same computation again is no new evidence. With sign (each element's residual: C1D_SIGN_*;
+ * NULL for none), every region is also tested for an offset: errors of one sign on average, which no
+ * rounding gives. Returns 0, or -1 without memory. */
+int c1d_run_tests(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q2, const unsigned char *sign,
                   unsigned char *mark, c1d_test_result *out);
 
 /* "32-position row segment", "8x32 tile", "row (n, o)", "position", ... */
