@@ -38,12 +38,28 @@ def bf16_sums(xs, w, b, groups):
     return acc.bfloat16()
 
 
+def float32_sum_rounded_once(y, xs, w, b, groups):
+    """Whether bf16 y is some float32 sum, in any order, rounded once: the exact sum's bf16 rounding, or its
+    neighbour where the exact sum lies within float32 accumulation error of the midpoint between the two.
+    Exact, not PyTorch's own float32 conv as the reference: that one's order is this CPU's library path."""
+    exact = F.conv1d(xs.double(), w.double(), b.double(), groups=groups)
+    n = w.shape[1] * w.shape[2] + 1  # the terms of each sum, bias included
+    bound = n * 2.0 ** -24 * (F.conv1d(xs.double().abs(), w.double().abs(), b.double().abs(), groups=groups))
+    nearest = exact.float().bfloat16().double()  # float64 -> float32 -> bf16 is exact's correct bf16 rounding
+    yd = y.double()
+    other = yd != nearest
+    midpoint = (yd + nearest) / 2
+    step = (nearest.abs().clamp(min=2.0 ** -126).log2().floor() - 7).exp2()  # a bf16 ulp at nearest
+    near_midpoint = ((exact - midpoint).abs() <= bound) & ((yd - nearest).abs() <= step * 1.0001)
+    return bool((~other | near_midpoint).all())
+
+
 def cpu_path(xs, w, b, groups, mkldnn):
     """(PyTorch's bf16 conv1d on this CPU with oneDNN on or off, the arithmetic it was seen to do): "contract"
     (a float32 sum rounded once), "bf16 sums" (bf16_sums), or None (neither: a new path to emulate)."""
     with torch.backends.mkldnn.flags(enabled=mkldnn):
         y = F.conv1d(xs, w, b, groups=groups)
-    if torch.equal(y, F.conv1d(xs.float(), w.float(), b.float(), groups=groups).bfloat16()):
+    if float32_sum_rounded_once(y, xs, w, b, groups):
         return y, "contract"
     if torch.equal(y, bf16_sums(xs, w, b, groups)):
         return y, "bf16 sums"
