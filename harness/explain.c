@@ -2,11 +2,13 @@
 #include "harness/explain.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cpu/rows.h"
 #include "numerics/activation.h"
+#include "numerics/trace.h"
 #include "reference/impl.h"
 
 extern const c1d_impl c1d_cpu_naive, c1d_cpu_grouped_naive;
@@ -62,13 +64,13 @@ static int stats_of_packed(const c1d_explainer *ex, const double *v, c1d_error_s
 static int sample_model(c1d_explainer *ex, int model) {
   if (model < 0 || model >= C1D_MODEL_COUNT) return -1;
   if (ex->sample_bias[model]) return 0;
+  double clock = c1d_trace_now();
   const int64_t S = ex->sample_count;
-  c1d_model_inputs mi;
-  if (c1d_model_inputs_make(&ex->shape, ex->x, ex->w, ex->st, c1d_model_spec_of(model), &mi) != C1D_OK) return -1;
+  c1d_model_inputs mi; /* rounded as read: the sample needs no rounded copy of x */
+  c1d_model_inputs_view(ex->x, ex->w, ex->st, c1d_model_spec_of(model), &mi);
   double *d = malloc((size_t)(S > 0 ? S : 1) * sizeof *d), *bs = malloc((size_t)(S > 0 ? 2 * S : 1) * sizeof *bs);
   if (!d || !bs) {
     free(d), free(bs);
-    c1d_model_inputs_free(&mi);
     return -1;
   }
   const c1d_shape *s = &ex->shape;
@@ -89,6 +91,9 @@ static int sample_model(c1d_explainer *ex, int model) {
   for (int64_t j = 0; j < S; j++) v[j] = ex->sample_ref[j] + d[j];
   const int rc = stats_of_packed(ex, v, &ex->info.stats[model]);
   free(v);
+  char stage[96];
+  snprintf(stage, sizeof stage, "model on the sample: %s", c1d_model_key(model));
+  c1d_trace_stage(stage, &clock);
   return rc;
 }
 
@@ -137,6 +142,7 @@ static const float *lazy_full_delta(void *ctx, int model) {
   c1d_explainer *ex = ctx;
   if (model <= C1D_MODEL_FP32 || model >= C1D_MODEL_COUNT) return NULL;
   if (ex->full_delta[model]) return ex->full_delta[model];
+  double clock = c1d_trace_now();
   float *d = malloc((size_t)c1d_y_count(&ex->shape) * sizeof *d);
   c1d_model_inputs mi;
   if (!d || c1d_model_inputs_make(&ex->shape, ex->x, ex->w, ex->st, c1d_model_spec_of(model), &mi) != C1D_OK) {
@@ -149,6 +155,9 @@ static const float *lazy_full_delta(void *ctx, int model) {
     free(d);
     return NULL;
   }
+  char stage[96];
+  snprintf(stage, sizeof stage, "model on every element: %s", c1d_model_key(model));
+  c1d_trace_stage(stage, &clock);
   return ex->full_delta[model] = d;
 }
 
@@ -156,6 +165,7 @@ static const float *lazy_full_bias(void *ctx, int model) {
   c1d_explainer *ex = ctx;
   if (model < 0 || model >= C1D_MODEL_COUNT) return NULL;
   if (ex->full_bias[model]) return ex->full_bias[model];
+  double clock = c1d_trace_now();
   const int64_t M = c1d_y_count(&ex->shape);
   float *d = malloc((size_t)(2 * M) * sizeof *d);
   c1d_model_inputs mi;
@@ -169,18 +179,23 @@ static const float *lazy_full_bias(void *ctx, int model) {
     free(d);
     return NULL;
   }
+  char stage[96];
+  snprintf(stage, sizeof stage, "truncation bias on every element: %s", c1d_model_key(model));
+  c1d_trace_stage(stage, &clock);
   return ex->full_bias[model] = d;
 }
 
 static const float *lazy_full_sq(void *ctx) {
   c1d_explainer *ex = ctx;
   if (ex->full_sq) return ex->full_sq;
+  double clock = c1d_trace_now();
   float *d = malloc((size_t)c1d_y_count(&ex->shape) * sizeof *d);
   if (!d) return NULL;
   if (c1d_sq_products_full(&ex->shape, ex->x, ex->w, ex->st, d) != C1D_OK) {
     free(d);
     return NULL;
   }
+  c1d_trace_stage("squared products on every element", &clock);
   return ex->full_sq = d;
 }
 
@@ -209,6 +224,7 @@ static int permuted_full(const c1d_explainer *ex, float *out) {
 static const c1d_noise_ref *lazy_arbitrary_noise(void *ctx) {
   c1d_explainer *ex = ctx;
   if (ex->arbitrary_ready) return &ex->arbitrary;
+  double clock = c1d_trace_now();
   float *out = malloc((size_t)c1d_y_count(&ex->shape) * sizeof *out);
   if (!out) return NULL;
   permuted_full(ex, out);
@@ -217,6 +233,7 @@ static const c1d_noise_ref *lazy_arbitrary_noise(void *ctx) {
   free(out);
   if (rc != 0) return NULL;
   ex->arbitrary_ready = 1;
+  c1d_trace_stage("an arbitrary order on every element", &clock);
   return &ex->arbitrary;
 }
 
@@ -256,6 +273,7 @@ static c1d_status naive_realisation(const c1d_explainer *ex, float *out) {
 
 c1d_status c1d_explainer_prepare_ex(c1d_explainer *ex, const c1d_shape *s, const c1d_explainer_inputs *in) {
   memset(ex, 0, sizeof *ex);
+  double clock = c1d_trace_now();
   ex->shape = *s;
   ex->x = in->x, ex->w = in->w, ex->b = in->b, ex->st = in->st;
   ex->ref = in->ref;
@@ -314,11 +332,13 @@ c1d_status c1d_explainer_prepare_ex(c1d_explainer *ex, const c1d_shape *s, const
     }
     if ((st = naive_realisation(ex, ex->naive)) != C1D_OK) goto done;
   }
+  c1d_trace_stage("prepare: the naive order on every element", &clock);
   const c1d_layout lay = layout_of(ex);
   if (c1d_noise_ref_build(&lay, ref, mag, ex->naive, &ex->noise) != 0) {
     st = c1d_fail(C1D_ERR_NO_MEMORY, "explainer: cannot allocate the reference noise");
     goto done;
   }
+  c1d_trace_stage("prepare: the reference noise", &clock);
   c1d_term_permutation(c1d_terms(s), 0x5eed, perm);
 #pragma omp parallel for schedule(dynamic, 256)
   for (int64_t j = 0; j < S; j++) {
@@ -332,7 +352,9 @@ c1d_status c1d_explainer_prepare_ex(c1d_explainer *ex, const c1d_shape *s, const
   ex->info.count = S;
   ex->info.idx = ex->sample;
   ex->info.naive_err = ex->naive_err;
+  c1d_trace_stage("prepare: the sample", &clock);
   st = model_statistics(ex);
+  c1d_trace_stage("prepare: the models' statistics", &clock);
 done:
   if (st != C1D_OK) c1d_explainer_release(ex);
   return st;
@@ -365,6 +387,7 @@ c1d_status c1d_explainer_explain(c1d_explainer *ex, const float *cand, int repea
                                    lazy_arbitrary_noise};
   in.repeat_checked = repeat_checked;
   in.repeat_identical = repeat_identical;
+  in.scratch = &ex->scratch;
   if (c1d_classify(&in, out) != 0)
     return c1d_fail(C1D_ERR_NO_MEMORY, "explainer: cannot allocate classification scratch or a model");
   return C1D_OK;
@@ -391,13 +414,14 @@ void c1d_explainer_release(c1d_explainer *ex) {
   free(ex->mag_owned);
   free(ex->act_v);
   if (ex->arbitrary_ready) c1d_noise_ref_free(&ex->arbitrary);
+  c1d_classifier_scratch_free(&ex->scratch);
   memset(ex, 0, sizeof *ex);
 }
 
 double c1d_explainer_host_bytes(const c1d_shape *s) {
-  /* The naive output, sigma and the repeat flags (4 + 4 + 1 bytes), the classification's q^2, 1/sigma^2
-   * and marks (4 + 8 + 1), and one model's full arrays at a time in practice (prediction and two
+  /* The naive output, sigma and the repeat flags (4 + 4 + 1 bytes), the classification's q^2, 1/sigma^2,
+   * marks and signs (4 + 8 + 1 + 1, kept between outputs), and one model's full arrays at a time in practice (prediction and two
    * truncation biases: 12); the sample's arrays are small. */
   /* With an activation also the magnitudes after it and the sums before it (8 + 4). */
-  return (double)c1d_y_count(s) * (34.0 + (s->act != C1D_ACT_NONE ? 12.0 : 0.0)) + (double)C1D_EXPLAIN_SAMPLE * 8.0 * 24.0;
+  return (double)c1d_y_count(s) * (35.0 + (s->act != C1D_ACT_NONE ? 12.0 : 0.0)) + (double)C1D_EXPLAIN_SAMPLE * 8.0 * 24.0;
 }

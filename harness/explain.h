@@ -43,6 +43,7 @@ typedef struct c1d_explainer {
   int32_t *perm;                /* owned: the arbitrary order of the (C/G)*K terms */
   int arbitrary_ready;          /* arbitrary holds the combined reference */
   c1d_noise_ref arbitrary;
+  c1d_classifier_scratch scratch; /* the full passes' element arrays, kept from one output to the next */
 } c1d_explainer;
 
 /* Everything prepare reads, borrowed until release: the inputs (st: the initial states, NULL without),

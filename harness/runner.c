@@ -17,6 +17,7 @@
 #include "harness/runner.h"
 #include "harness/runner_internal.h"
 #include "numerics/bounds.h"
+#include "numerics/trace.h"
 
 typedef struct run_ctx {
   const c1d_run_config *cfg;
@@ -105,39 +106,49 @@ static void profile_init(c1d_profile *p, int64_t extent) {
   p->bins = (int)((extent + p->width - 1) / p->width);
 }
 
-/* Mean and max of |y - ref| per bin of t and of o (non-finite outputs left out). */
+/* Mean and max of |y - ref| per bin of t and of o (non-finite outputs left out). Each bin is summed by
+ * one thread in (n, o, t) order: the means do not depend on the number of threads. */
 static c1d_status compute_profiles(const c1d_output_view *v, c1d_trial_result *tr) {
   const c1d_shape *s = v->s;
   c1d_profile *pt = &tr->err_t, *po = &tr->err_o;
   profile_init(pt, s->L);
   profile_init(po, s->O);
-  int64_t *count_t = calloc(C1D_PROFILE_BINS, sizeof *count_t);
-  int64_t *count_o = calloc(C1D_PROFILE_BINS, sizeof *count_o);
-  if (!count_t || !count_o) {
-    free(count_t);
-    free(count_o);
-    return c1d_fail(C1D_ERR_NO_MEMORY, "cannot allocate the error profiles");
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int bt = 0; bt < pt->bins; bt++) {
+    const int64_t t0 = bt * pt->width, t1 = t0 + pt->width < s->L ? t0 + pt->width : s->L;
+    double sum = 0.0, mx = 0.0;
+    int64_t count = 0;
+    for (int64_t n = 0; n < s->N; n++)
+      for (int64_t o = 0; o < s->O; o++)
+        for (int64_t t = t0; t < t1; t++) {
+          const int64_t i = c1d_y_index(s, n, o, t);
+          const double e = fabs((double)v->y[i] - v->ref[i]);
+          if (!isfinite(e)) continue;
+          sum += e;
+          count++;
+          if (e > mx) mx = e;
+        }
+    pt->mean[bt] = count ? sum / (double)count : 0.0;
+    pt->max[bt] = mx;
   }
-  for (int64_t n = 0; n < s->N; n++)
-    for (int64_t o = 0; o < s->O; o++) {
-      const int bo = (int)(o / po->width);
-      for (int64_t t = 0; t < s->L; t++) {
-        const int64_t i = c1d_y_index(s, n, o, t);
-        const double e = fabs((double)v->y[i] - v->ref[i]);
-        if (!isfinite(e)) continue;
-        const int bt = (int)(t / pt->width);
-        pt->mean[bt] += e;
-        count_t[bt]++;
-        if (e > pt->max[bt]) pt->max[bt] = e;
-        po->mean[bo] += e;
-        count_o[bo]++;
-        if (e > po->max[bo]) po->max[bo] = e;
-      }
-    }
-  for (int i = 0; i < pt->bins; i++) pt->mean[i] = count_t[i] ? pt->mean[i] / count_t[i] : 0.0;
-  for (int i = 0; i < po->bins; i++) po->mean[i] = count_o[i] ? po->mean[i] / count_o[i] : 0.0;
-  free(count_t);
-  free(count_o);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (int bo = 0; bo < po->bins; bo++) {
+    const int64_t o0 = bo * po->width, o1 = o0 + po->width < s->O ? o0 + po->width : s->O;
+    double sum = 0.0, mx = 0.0;
+    int64_t count = 0;
+    for (int64_t n = 0; n < s->N; n++)
+      for (int64_t o = o0; o < o1; o++)
+        for (int64_t t = 0; t < s->L; t++) {
+          const int64_t i = c1d_y_index(s, n, o, t);
+          const double e = fabs((double)v->y[i] - v->ref[i]);
+          if (!isfinite(e)) continue;
+          sum += e;
+          count++;
+          if (e > mx) mx = e;
+        }
+    po->mean[bo] = count ? sum / (double)count : 0.0;
+    po->max[bo] = mx;
+  }
   return C1D_OK;
 }
 
@@ -157,12 +168,16 @@ static c1d_status analyze_output(const c1d_run_config *cfg, const c1d_output_vie
                     cfg->ratio_hist_bins);
   opt.abs_err_hist = &tr->abs_err_hist;
   opt.bound_ratio_hist = &tr->bound_ratio_hist;
+  double clock = c1d_trace_now();
   if (c1d_metrics_compute(v->y, v->ref, c1d_y_count(v->s), &opt, &tr->metrics) != 0)
     return c1d_fail(C1D_ERR_NO_MEMORY, "cannot allocate scratch space for the metrics");
+  c1d_trace_stage("output: metrics", &clock);
   c1d_status st = compute_profiles(v, tr);
+  c1d_trace_stage("output: error profiles", &clock);
   if (st != C1D_OK || !ex) return st;
   st = c1d_explainer_explain(ex, v->y, tr->repeat_checked, tr->repeat_identical, &tr->explanation);
   tr->explained = st == C1D_OK;
+  c1d_trace_stage("output: explained", &clock);
   return st;
 }
 

@@ -14,6 +14,7 @@
 #include "numerics/arith.h"
 #include "numerics/bounds.h"
 #include "numerics/decision.h"
+#include "numerics/trace.h"
 #include "numerics/regions.h"
 #include "numerics/stats.h"
 
@@ -294,9 +295,14 @@ static double sigma_of(const explan *x, double sigma, double sq, double act) {
  * accumulation (2u per step when truncated), products off by up to 3 * 2^-22 (3xTF32-class splits),
  * and for a model of rounded inputs a whole other rounding of them (ties away against ties to even,
  * truncation), plus the subnormal term and the float64 oracle's own slack. */
-static double worst_case_of(const explan *x, int64_t n, double m, double act) {
+/* The accumulation's gamma in worst_case_with for n terms (one per position: the full pass keeps them). */
+static double worst_case_gamma(const explan *x, int64_t n) {
   const double u = (x->acc == C1D_ACC_TRUNCATED ? 2.0 : 1.0) * C1D_U_FP32 * accumulator_scale(x->acc);
-  double b = c1d_gamma(n + 1, u) * m * (1.0 + 0x1p-10) + 1e-12 * m + 0x1p-149 * (double)(n + 1);
+  return c1d_gamma(n + 1, u);
+}
+
+static double worst_case_with(const explan *x, double gamma, int64_t n, double m, double act) {
+  double b = gamma * m * (1.0 + 0x1p-10) + 1e-12 * m + 0x1p-149 * (double)(n + 1);
   b += 3.0 * PRODUCT_ALLOWANCE * m;
   double ui = 0.0; /* unit of the input rounding */
   switch (x->model) {
@@ -747,12 +753,65 @@ typedef struct full_pass {
   int64_t *row_count, *row_beyond, *row_exact;
   int64_t count, beyond, exact;
   double sum_r2;
+  int *lease;             /* the scratch set's in_use flag where the element arrays are borrowed, else NULL */
 } full_pass;
 
 static void full_pass_free(full_pass *p) {
-  free(p->q2), free(p->inv_s2), free(p->mark), free(p->sign), free(p->row_r2);
-  free(p->row_count), free(p->row_beyond), free(p->row_exact);
+  if (p->lease)
+    *p->lease = 0;
+  else
+    free(p->q2), free(p->inv_s2), free(p->mark), free(p->sign);
+  free(p->row_r2), free(p->row_count), free(p->row_beyond), free(p->row_exact);
 }
+
+void c1d_classifier_scratch_free(c1d_classifier_scratch *s) {
+  for (int k = 0; k < C1D_SCRATCH_SETS; k++)
+    free(s->set[k].q2), free(s->set[k].inv_s2), free(s->set[k].mark), free(s->set[k].sign);
+  memset(s, 0, sizeof *s);
+}
+
+/* The element arrays of a full pass over M elements: a free scratch set (made to size, mark and sign
+ * zeroed), or new ones. -1 without memory (nothing held then). */
+static int full_pass_arrays(const c1d_classifier_input *in, int64_t M, full_pass *p) {
+  c1d_classifier_scratch *sc = in->scratch;
+  for (int k = 0; sc && k < C1D_SCRATCH_SETS; k++) {
+    if (sc->set[k].in_use) continue;
+    if (sc->set[k].capacity != M) {
+      free(sc->set[k].q2), free(sc->set[k].inv_s2), free(sc->set[k].mark), free(sc->set[k].sign);
+      sc->set[k].q2 = malloc((size_t)M * sizeof *sc->set[k].q2);
+      sc->set[k].inv_s2 = malloc((size_t)M * sizeof *sc->set[k].inv_s2);
+      sc->set[k].mark = malloc((size_t)M);
+      sc->set[k].sign = malloc((size_t)M);
+      sc->set[k].capacity = M;
+      if (!sc->set[k].q2 || !sc->set[k].inv_s2 || !sc->set[k].mark || !sc->set[k].sign) {
+        free(sc->set[k].q2), free(sc->set[k].inv_s2), free(sc->set[k].mark), free(sc->set[k].sign);
+        memset(&sc->set[k], 0, sizeof sc->set[k]);
+        return -1;
+      }
+    }
+    unsigned char *mark = sc->set[k].mark, *sign = sc->set[k].sign;
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < M; i++) mark[i] = 0, sign[i] = C1D_SIGN_NONE;
+    sc->set[k].in_use = 1;
+    p->lease = &sc->set[k].in_use;
+    p->q2 = sc->set[k].q2, p->inv_s2 = sc->set[k].inv_s2, p->mark = mark, p->sign = sign;
+    return 0;
+  }
+  p->q2 = malloc((size_t)M * sizeof *p->q2);
+  p->inv_s2 = malloc((size_t)M * sizeof *p->inv_s2);
+  p->mark = calloc((size_t)M, 1);
+  p->sign = calloc((size_t)M, 1);
+  if (!p->q2 || !p->inv_s2 || !p->mark || !p->sign) {
+    free(p->q2), free(p->inv_s2), free(p->mark), free(p->sign);
+    p->q2 = NULL, p->inv_s2 = NULL, p->mark = p->sign = NULL;
+    return -1;
+  }
+  return 0;
+}
+
+/* Elements per chunk of the full pass's band (eight rows or one, see full_pass_run): on the stack, five
+ * doubles each. */
+#define FP_CHUNK 1024
 
 /* Every element under x, tile by tile. A tensor-core kernel does not truncate everywhere: cuDNN's TF32
  * kernel on the H200 sums some tiles of its last batch without truncation (kappa 0 there, 0.75 elsewhere:
@@ -762,8 +821,6 @@ static void full_pass_free(full_pass *p) {
 static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_pass *p) {
   const c1d_layout *lay = &in->layout;
   const int64_t rows = lay->N * lay->O, L = lay->L, M = rows * L;
-  /* the tiles of the choice: decision.c's finest, which every kernel's tiles are made of */
-  const int64_t to = (lay->O + C1D_TILE_O - 1) / C1D_TILE_O, segs = (L + C1D_TILE_T - 1) / C1D_TILE_T;
   memset(p, 0, sizeof *p);
   const float *dl = x->model != C1D_MODEL_FP32 ? in->models.delta(in->models.ctx, x->model) : NULL;
   const float *bt = x->acc == C1D_ACC_TRUNCATED ? in->models.tc_bias(in->models.ctx, x->model) : NULL;
@@ -771,27 +828,33 @@ static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_p
   if ((x->model != C1D_MODEL_FP32 && !dl) || (x->acc == C1D_ACC_TRUNCATED && !bt) || (x->allow && !sq))
     return -1;
   const int per_tile = x->acc == C1D_ACC_TRUNCATED && x->kappa != 0.0;
-  p->q2 = malloc((size_t)M * sizeof *p->q2);
-  p->inv_s2 = malloc((size_t)M * sizeof *p->inv_s2);
-  p->mark = calloc((size_t)M, 1);
-  p->sign = calloc((size_t)M, 1);
+  if (full_pass_arrays(in, M, p) != 0) return -1;
   p->row_r2 = calloc((size_t)rows, sizeof *p->row_r2);
   p->row_count = calloc((size_t)rows, sizeof *p->row_count);
   p->row_beyond = calloc((size_t)rows, sizeof *p->row_beyond);
   p->row_exact = calloc((size_t)rows, sizeof *p->row_exact);
-  if (!p->q2 || !p->inv_s2 || !p->mark || !p->sign || !p->row_r2 || !p->row_count || !p->row_beyond ||
-      !p->row_exact) {
+  if (!p->row_r2 || !p->row_count || !p->row_beyond || !p->row_exact) {
     full_pass_free(p);
     return -1;
   }
+  /* the worst case's gamma per position (a division each, else per element) */
+  double *gamma = malloc((size_t)(L > 0 ? L : 1) * sizeof *gamma);
+  if (!gamma) {
+    full_pass_free(p);
+    return -1;
+  }
+  for (int64_t t = 0; t < L; t++) gamma[t] = worst_case_gamma(x, terms_of(lay, t));
   explan x0 = *x;
   x0.kappa = 0.0;
   const double F = x->factor;
   int64_t plain_tiles = 0;
+  /* A band of rows is passed tile by tile; without a choice per tile it is one row: some ten streams
+   * through memory, which the prefetchers follow (eight rows at a time make seventy). */
+  const int64_t band_rows = per_tile ? C1D_TILE_O : 1, bands_o = (lay->O + band_rows - 1) / band_rows;
 #pragma omp parallel for schedule(dynamic, 1) reduction(+ : plain_tiles)
-  for (int64_t band = 0; band < lay->N * to; band++) {
-    const int64_t row0 = (band / to) * lay->O + (band % to) * C1D_TILE_O;
-    const int64_t row1 = row0 + C1D_TILE_O < (band / to + 1) * lay->O ? row0 + C1D_TILE_O : (band / to + 1) * lay->O;
+  for (int64_t band = 0; band < lay->N * bands_o; band++) {
+    const int64_t row0 = (band / bands_o) * lay->O + (band % bands_o) * band_rows;
+    const int64_t row1 = row0 + band_rows < (band / bands_o + 1) * lay->O ? row0 + band_rows : (band / bands_o + 1) * lay->O;
     double floor_row[C1D_TILE_O] = {0}; /* flat: the rms of sigma over each row */
     for (int64_t row = row0; row < row1 && x->flat; row++) {
       double f = 0.0;
@@ -802,13 +865,18 @@ static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_p
       }
       floor_row[row - row0] = c ? sqrt(f / (double)c) : 0.0;
     }
-    double r[2][C1D_TILE_O * C1D_TILE_T], s[C1D_TILE_O * C1D_TILE_T];
-    for (int64_t sg = 0; sg < segs; sg++) {
-      const int64_t t0 = sg * C1D_TILE_T, t1 = t0 + C1D_TILE_T < L ? t0 + C1D_TILE_T : L;
-      double tot[2] = {0.0, 0.0};
+    /* A chunk of the band: FP_CHUNK elements, as many 32-position segments as fit its rows. */
+    double r[2][FP_CHUNK], q[2][FP_CHUNK], s[FP_CHUNK];
+    const int64_t chunk_t = FP_CHUNK / band_rows; /* positions per chunk: a multiple of C1D_TILE_T */
+    for (int64_t c0 = 0; c0 < L; c0 += chunk_t) {
+      const int64_t c1 = c0 + chunk_t < L ? c0 + chunk_t : L, nseg = (c1 - c0 + C1D_TILE_T - 1) / C1D_TILE_T;
+      double tot[FP_CHUNK / C1D_TILE_T][2];
+      int v[FP_CHUNK / C1D_TILE_T];
+      for (int64_t g = 0; g < nseg; g++) tot[g][0] = tot[g][1] = 0.0;
+      /* each segment's totals summed row by row, t inward, as before chunks */
       for (int64_t row = row0; row < row1; row++)
-        for (int64_t t = t0; t < t1; t++) {
-          const int64_t i = row * L + t, k = (row - row0) * C1D_TILE_T + (t - t0);
+        for (int64_t t = c0; t < c1; t++) {
+          const int64_t i = row * L + t, k = (row - row0) * chunk_t + (t - c0), g = (t - c0) / C1D_TILE_T;
           const float a = in->cand[i];
           const double y = in->ref[i];
           s[k] = 0.0;
@@ -817,36 +885,48 @@ static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_p
           const double sgm = in->noise->sigma[i] > fl ? in->noise->sigma[i] : fl;
           s[k] = F * sigma_of(x, sgm, sq ? sq[i] : 0.0, act_fast_allowance(lay, i, y));
           r[0][k] = element_residual(in, x, dl, bt, i);
-          tot[0] += (r[0][k] / s[k]) * (r[0][k] / s[k]);
+          q[0][k] = r[0][k] / s[k];
+          tot[g][0] += q[0][k] * q[0][k];
           if (per_tile) {
             r[1][k] = element_residual(in, &x0, dl, bt, i);
-            tot[1] += (r[1][k] / s[k]) * (r[1][k] / s[k]);
+            q[1][k] = r[1][k] / s[k];
+            tot[g][1] += q[1][k] * q[1][k];
           }
         }
-      const int v = per_tile && tot[1] < tot[0];
-      plain_tiles += v;
-      for (int64_t row = row0; row < row1; row++)
-        for (int64_t t = t0; t < t1; t++) {
-          const int64_t i = row * L + t, k = (row - row0) * C1D_TILE_T + (t - t0);
+      for (int64_t g = 0; g < nseg; g++) {
+        v[g] = per_tile && tot[g][1] < tot[g][0];
+        plain_tiles += v[g];
+      }
+      for (int64_t row = row0; row < row1; row++) {
+        double row_r2 = p->row_r2[row]; /* carried on in element order */
+        int64_t row_count = 0, row_exact = 0, row_beyond = 0;
+        for (int64_t t = c0; t < c1; t++) {
+          const int64_t i = row * L + t, k = (row - row0) * chunk_t + (t - c0), w = v[(t - c0) / C1D_TILE_T];
           p->q2[i] = -1.0f;
           p->inv_s2[i] = 0.0;
           if (!(s[k] > 0)) continue;
-          const double y = in->ref[i], q = r[v][k] / s[k];
-          p->q2[i] = (float)(q * q);
-          p->sign[i] = !isfinite(r[v][k]) ? C1D_SIGN_NONE : r[v][k] > 0 ? C1D_SIGN_POS
-                       : r[v][k] < 0                       ? C1D_SIGN_NEG : C1D_SIGN_NONE;
-          p->row_r2[row] += r[v][k] * r[v][k];
+          const double y = in->ref[i], rv = r[w][k];
+          p->q2[i] = (float)(q[w][k] * q[w][k]);
+          p->sign[i] = !isfinite(rv) ? C1D_SIGN_NONE : rv > 0 ? C1D_SIGN_POS : rv < 0 ? C1D_SIGN_NEG : C1D_SIGN_NONE;
+          row_r2 += rv * rv;
           p->inv_s2[i] = 1.0 / (s[k] * s[k]);
-          p->row_count[row]++;
-          p->row_exact[row] += in->cand[i] == correctly_rounded(lay->out_dtype, y);
-          const double act_any = act_fast_allowance(lay, i, y) + (c1d_act_underflows(lay, i, y) ? fabs(y) : 0.0);
-          if (fabs(r[v][k]) > worst_case_of(x, terms_of(lay, t), in->mag[i], act_any)) {
-            p->row_beyond[row]++;
+          row_count++;
+          row_exact += in->cand[i] == correctly_rounded(lay->out_dtype, y);
+          const double act_any =
+              lay->act_v ? act_fast_allowance(lay, i, y) + (c1d_act_underflows(lay, i, y) ? fabs(y) : 0.0) : 0.0;
+          if (fabs(rv) > worst_case_with(x, gamma[t], terms_of(lay, t), in->mag[i], act_any)) {
+            row_beyond++;
             p->mark[i] = 1; /* beyond the worst case: offending whatever the tests say */
           }
         }
+        p->row_r2[row] = row_r2;
+        p->row_count[row] += row_count;
+        p->row_exact[row] += row_exact;
+        p->row_beyond[row] += row_beyond;
+      }
     }
   }
+  free(gamma);
   p->plain_tiles = plain_tiles;
   for (int64_t row = 0; row < rows; row++) {
     p->sum_r2 += p->row_r2[row];
@@ -864,28 +944,51 @@ static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_p
  * stay a bug, as the tests found them. */
 #define SIGN_MIN_MARKS 30
 
-/* Whether the signs of the selected elements' residuals in p (the marked ones with by_marks, else those
- * whose q2 exceeds level) have a pattern that rounding cannot give.
+/* The signs of the selected residuals: [0] where y > 0, [1] where y < 0, how many and how many point
+ * away from zero; pos: how many are positive. */
+typedef struct sign_counts {
+  int64_t away[2], all[2], pos;
+} sign_counts;
+
+/* The tail levels of signed_tails (|q| beyond each). */
+static const double tail_levels[] = {2.5, 3.0, 3.5, 4.0};
+enum { TAIL_LEVELS = (int)(sizeof tail_levels / sizeof tail_levels[0]) };
+
+/* The sign counts of the marked elements (by_marks; into sc[0]) or, for each tail level k, of those whose
+ * q2 exceeds its square (sc[k]): one pass over the elements. */
+static void count_signs(const c1d_classifier_input *in, const full_pass *p, int by_marks, sign_counts *sc) {
+  const c1d_layout *lay = &in->layout;
+  const int64_t M = lay->N * lay->O * lay->L;
+  const int levels = by_marks ? 1 : TAIL_LEVELS;
+  double lv[TAIL_LEVELS];
+  for (int k = 0; k < TAIL_LEVELS; k++) lv[k] = tail_levels[k] * tail_levels[k];
+  int64_t away[TAIL_LEVELS * 2] = {0}, all[TAIL_LEVELS * 2] = {0}, pos[TAIL_LEVELS] = {0};
+#pragma omp parallel for schedule(static) reduction(+ : away[:TAIL_LEVELS * 2], all[:TAIL_LEVELS * 2], \
+                                                        pos[:TAIL_LEVELS])
+  for (int64_t i = 0; i < M; i++) {
+    if (by_marks ? !p->mark[i] : !(p->q2[i] > lv[0])) continue;
+    if (p->sign[i] == C1D_SIGN_NONE || in->ref[i] == 0.0) continue;
+    const int s = in->ref[i] < 0, up = p->sign[i] == C1D_SIGN_POS, out = up == (in->ref[i] > 0);
+    for (int k = 0; k < levels && (by_marks || p->q2[i] > lv[k]); k++) {
+      all[2 * k + s]++;
+      away[2 * k + s] += out;
+      pos[k] += up;
+    }
+  }
+  for (int k = 0; k < levels; k++)
+    sc[k] = (sign_counts){{away[2 * k], away[2 * k + 1]}, {all[2 * k], all[2 * k + 1]}, pos[k]};
+}
+
+/* Whether the signs counted in c have a pattern that rounding cannot give.
  * Rounding in any mode is odd in the value (negating every input negates every rounding), so among the
  * marked elements the share whose residual points away from zero (the sign of y) is the same for
  * positive and negative y; truncation can only point toward zero. An offset of one sign breaks both: it
  * points away from zero wherever y has its sign. Two tests at alpha/2 each: the shares of the two signs
  * of y differ, or for one sign of y more point away from zero than half. *positive: whether most
  * selected residuals are positive. */
-static int sign_pattern(const c1d_classifier_input *in, const explan *x, const full_pass *p, int by_marks,
-                        double level, double alpha, int *positive) {
-  const c1d_layout *lay = &in->layout;
-  const int64_t M = lay->N * lay->O * lay->L;
-  int64_t away[2] = {0, 0}, all[2] = {0, 0}, pos = 0; /* [0]: y > 0, [1]: y < 0 */
-  for (int64_t i = 0; i < M; i++) {
-    if (by_marks ? !p->mark[i] : !(p->q2[i] > level)) continue;
-    if (p->sign[i] == C1D_SIGN_NONE || in->ref[i] == 0.0) continue;
-    const int s = in->ref[i] < 0, up = p->sign[i] == C1D_SIGN_POS;
-    all[s]++;
-    away[s] += up == (in->ref[i] > 0);
-    pos += up;
-  }
-  if (positive) *positive = 2 * pos >= all[0] + all[1];
+static int sign_pattern(const explan *x, const sign_counts *c, double alpha, int *positive) {
+  const int64_t *away = c->away, *all = c->all;
+  if (positive) *positive = 2 * c->pos >= all[0] + all[1];
   if (all[0] + all[1] < SIGN_MIN_MARKS) return 0;
   if (getenv("C1D_TRACE_MARKS"))
     fprintf(stderr, "trace: signs: away from zero %lld of %lld (y > 0), %lld of %lld (y < 0)\n", (long long)away[0],
@@ -914,17 +1017,19 @@ static int sign_pattern(const c1d_classifier_input *in, const explan *x, const f
  * of the elements' share of alpha); where a pattern shows, the elements beyond that level with the
  * offset's sign are marked. */
 static void signed_tails(const c1d_classifier_input *in, const explan *x, full_pass *p, c1d_test_result *t) {
-  static const double levels[] = {2.5, 3.0, 3.5, 4.0};
   const int64_t M = in->layout.N * in->layout.O * in->layout.L;
-  for (unsigned k = 0; k < sizeof levels / sizeof levels[0]; k++) {
-    const double lv = levels[k] * levels[k];
+  sign_counts sc[TAIL_LEVELS];
+  count_signs(in, p, 0, sc);
+  for (int k = 0; k < TAIL_LEVELS; k++) {
+    const double lv = tail_levels[k] * tail_levels[k];
     int positive = 0;
-    if (!sign_pattern(in, x, p, 0, lv, 0.25 * 0.25 * C1D_ALPHA, &positive)) continue;
+    if (!sign_pattern(x, &sc[k], 0.25 * 0.25 * C1D_ALPHA, &positive)) continue;
     const unsigned char want = positive ? C1D_SIGN_POS : C1D_SIGN_NEG;
+#pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < M; i++)
       if (p->q2[i] > lv && p->sign[i] == want) p->mark[i] = 1;
     t->fired_signs = 1;
-    t->signs_level = levels[k];
+    t->signs_level = tail_levels[k];
     return;
   }
 }
@@ -933,21 +1038,24 @@ static void signed_tails(const c1d_classifier_input *in, const explan *x, full_p
  * nothing is left to free. */
 static int full_pass_tested(const c1d_classifier_input *in, const explan *x, full_pass *p, c1d_test_result *t,
                             int64_t *marked) {
+  double clock = c1d_trace_now();
   if (full_pass_run(in, x, p) != 0) return -1;
+  c1d_trace_stage("full pass: residuals", &clock);
   /* Offsets are tested where rounding has no sign of its own: not under truncation (toward zero), nor
    * narrow sums (stagnation). */
   if (c1d_run_tests(&in->layout, in->noise, p->q2, x->acc == C1D_ACC_NEAREST ? p->sign : NULL, p->mark, t) != 0) {
     full_pass_free(p);
     return -1;
   }
+  c1d_trace_stage("full pass: tests", &clock);
   const int64_t M = in->layout.N * in->layout.O * in->layout.L;
-  *marked = 0;
-  for (int64_t i = 0; i < M; i++) *marked += p->mark[i] != 0;
+  *marked = c1d_count_marks(p->mark, M);
   /* The signs only where nothing else found anything: their marks would blur a region's. */
   if (*marked == 0) {
     signed_tails(in, x, p, t);
-    for (int64_t i = 0; i < M; i++) *marked += p->mark[i] != 0;
+    *marked = c1d_count_marks(p->mark, M);
   }
+  c1d_trace_stage("full pass: marks and signs", &clock);
   return 0;
 }
 
@@ -1179,28 +1287,106 @@ static void classify_nonfinite(const c1d_classifier_input *in, unsigned char *ma
                                nonfinite_counts *nc) {
   const c1d_layout *lay = &in->layout;
   const int64_t M = lay->N * lay->O * lay->L;
-  memset(nc, 0, sizeof *nc);
+  int64_t correct_inf = 0, overflow_possible = 0, bad = 0;
+#pragma omp parallel for schedule(static) reduction(+ : correct_inf, overflow_possible, bad)
   for (int64_t i = 0; i < M; i++) {
     const double y = in->ref[i];
     const float a = in->cand[i];
     if (!isfinite(y) || isfinite(a)) continue;
     if (isinf(a) && fabs(y) >= (double)FLT_MAX + 0.5 * ldexp(1.0, 104) && (a > 0) == (y > 0)) {
-      nc->correct_inf++; /* the exact result rounds to this Inf */
+      correct_inf++; /* the exact result rounds to this Inf */
       continue;
     }
     if (in->mag[i] > (double)FLT_MAX) {
-      nc->overflow_possible++;
+      overflow_possible++;
       continue;
     }
-    nc->bad++;
+    bad++;
     mark[i] = 1;
   }
+  *nc = (nonfinite_counts){bad, overflow_possible, correct_inf};
+}
+
+/* Pass 1's counts over every element, and its sums of squares. */
+typedef struct pass1_counts {
+  int64_t count, nonzero, low16, low13, ref_nonzero, ref_low16, ref_low13, fp16_range, beyond_det, beyond_prob,
+      beyond_tf32, exact;
+  double sum_sq_err, sum_sq_ref;
+} pass1_counts;
+
+/* Elements per partial sum of squares: the blocks are added in index order, so the sums (and every figure
+ * made of them) do not depend on the number of threads. */
+#define PASS1_BLOCK 4096 /* as numerics/metrics.c's SUM_BLOCK */
+
+static int pass1_run(const c1d_classifier_input *in, pass1_counts *pc) {
+  const c1d_layout *lay = &in->layout;
+  const int64_t M = lay->N * lay->O * lay->L, blocks = (M + PASS1_BLOCK - 1) / PASS1_BLOCK;
+  double *block_sq = malloc((size_t)(blocks > 0 ? 2 * blocks : 1) * sizeof *block_sq); /* err, ref */
+  /* per position: the three bounds' factors of m (the same bits as c1d_gamma(n) * m and the others) */
+  double *coef = malloc((size_t)(lay->L > 0 ? 3 * lay->L : 1) * sizeof *coef);
+  if (!block_sq || !coef) {
+    free(block_sq), free(coef);
+    return -1;
+  }
+  for (int64_t t = 0; t < lay->L; t++) {
+    const int64_t n = terms_of(lay, t) + 1;
+    coef[3 * t] = c1d_gamma(n, C1D_U_FP32);
+    coef[3 * t + 1] = C1D_DEFAULT_LAMBDA * sqrt((double)n) * C1D_U_FP32;
+    coef[3 * t + 2] = 2.0 * C1D_U_TF32_TRUNC + C1D_U_TF32_TRUNC * C1D_U_TF32_TRUNC + c1d_gamma(n, C1D_U_FP32);
+  }
+  int64_t count = 0, nonzero = 0, low16 = 0, low13 = 0, ref_nonzero = 0, ref_low16 = 0, ref_low13 = 0,
+          fp16_range = 0, beyond_det = 0, beyond_prob = 0, beyond_tf32 = 0, exact = 0;
+#pragma omp parallel for schedule(dynamic, 16) reduction(+ : count, nonzero, low16, low13, ref_nonzero, ref_low16, \
+                                                              ref_low13, fp16_range, beyond_det, beyond_prob, beyond_tf32, exact)
+  for (int64_t blk = 0; blk < blocks; blk++) {
+    double sum_err = 0.0, sum_ref = 0.0;
+    const int64_t end = (blk + 1) * PASS1_BLOCK < M ? (blk + 1) * PASS1_BLOCK : M;
+    for (int64_t i = blk * PASS1_BLOCK; i < end; i++) {
+      const double y = in->ref[i], m = in->mag[i];
+      const float a = in->cand[i];
+      if (!isfinite(y)) continue;
+      count++;
+      if (!isfinite(a)) {
+        exact += isinf(a) && a == (float)y; /* the exact result is beyond float32: Inf is right */
+        continue;
+      }
+      const int64_t t = i % lay->L, n = terms_of(lay, t) + 1;
+      const double e = fabs((double)a - y), under = 0x1p-149 * (double)n;
+      exact += a == correctly_rounded(lay->out_dtype, y);
+      sum_err += e * e;
+      sum_ref += y * y;
+      const double *c = coef + 3 * t;
+      beyond_det += e > c[0] * m + 1e-12 * m + under;
+      beyond_prob += e > c[1] * m + 1e-12 * m + under;
+      beyond_tf32 += e > c[2] * m + 1e-12 * m + under;
+      const uint32_t bits = c1d_float_bits(a), rbits = c1d_float_bits((float)y);
+      if (a != 0.0f) {
+        nonzero++;
+        low16 += (bits & 0xffffu) == 0;
+        low13 += (bits & 0x1fffu) == 0;
+        fp16_range += fabsf(a) <= 65504.0f && (fabsf(a) >= 0x1p-14f || (bits & 0x1fffu) == 0);
+      }
+      if ((float)y != 0.0f) {
+        ref_nonzero++;
+        ref_low16 += (rbits & 0xffffu) == 0;
+        ref_low13 += (rbits & 0x1fffu) == 0;
+      }
+    }
+    block_sq[2 * blk] = sum_err;
+    block_sq[2 * blk + 1] = sum_ref;
+  }
+  *pc = (pass1_counts){count, nonzero, low16, low13, ref_nonzero, ref_low16, ref_low13, fp16_range, beyond_det,
+                       beyond_prob, beyond_tf32, exact, 0.0, 0.0};
+  for (int64_t blk = 0; blk < blocks; blk++) pc->sum_sq_err += block_sq[2 * blk], pc->sum_sq_ref += block_sq[2 * blk + 1];
+  free(block_sq), free(coef);
+  return 0;
 }
 
 int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
   const c1d_layout *lay = &in->layout;
   const int64_t M = lay->N * lay->O * lay->L;
   const c1d_model_sample *sm = in->sample;
+  double clock = c1d_trace_now();
   memset(out, 0, sizeof *out);
   out->model = out->model_alt = -1;
   out->alpha = C1D_ALPHA;
@@ -1213,39 +1399,13 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
                          : "";
 
   // Pass 1: legacy counts, fingerprints, relative L2 against the oracle.
-  int64_t count = 0, nonzero = 0, low16 = 0, low13 = 0, ref_nonzero = 0, ref_low16 = 0, ref_low13 = 0,
-          fp16_range = 0, beyond_det = 0, beyond_prob = 0, beyond_tf32 = 0, exact = 0;
-  double sum_sq_err = 0, sum_sq_ref = 0;
-  for (int64_t i = 0; i < M; i++) {
-    const double y = in->ref[i], m = in->mag[i];
-    const float a = in->cand[i];
-    if (!isfinite(y)) continue;
-    count++;
-    if (!isfinite(a)) {
-      exact += isinf(a) && a == (float)y; /* the exact result is beyond float32: Inf is right */
-      continue;
-    }
-    const int64_t t = i % lay->L, n = terms_of(lay, t) + 1;
-    const double e = fabs((double)a - y), under = 0x1p-149 * (double)n;
-    exact += a == correctly_rounded(lay->out_dtype, y);
-    sum_sq_err += e * e;
-    sum_sq_ref += y * y;
-    beyond_det += e > c1d_gamma(n, C1D_U_FP32) * m + 1e-12 * m + under;
-    beyond_prob += e > c1d_bound_prob(n, m, C1D_U_FP32, C1D_DEFAULT_LAMBDA) + 1e-12 * m + under;
-    beyond_tf32 += e > c1d_bound_tf32(n, m, C1D_U_TF32_TRUNC, C1D_U_FP32) + 1e-12 * m + under;
-    const uint32_t bits = c1d_float_bits(a), rbits = c1d_float_bits((float)y);
-    if (a != 0.0f) {
-      nonzero++;
-      low16 += (bits & 0xffffu) == 0;
-      low13 += (bits & 0x1fffu) == 0;
-      fp16_range += fabsf(a) <= 65504.0f && (fabsf(a) >= 0x1p-14f || (bits & 0x1fffu) == 0);
-    }
-    if ((float)y != 0.0f) {
-      ref_nonzero++;
-      ref_low16 += (rbits & 0xffffu) == 0;
-      ref_low13 += (rbits & 0x1fffu) == 0;
-    }
-  }
+  pass1_counts pc;
+  if (pass1_run(in, &pc) != 0) return -1;
+  const int64_t count = pc.count, nonzero = pc.nonzero, fp16_range = pc.fp16_range, exact = pc.exact;
+  const int64_t beyond_det = pc.beyond_det, beyond_prob = pc.beyond_prob, beyond_tf32 = pc.beyond_tf32;
+  const int64_t low16 = pc.low16, low13 = pc.low13, ref_nonzero = pc.ref_nonzero, ref_low16 = pc.ref_low16,
+                ref_low13 = pc.ref_low13;
+  const double sum_sq_err = pc.sum_sq_err, sum_sq_ref = pc.sum_sq_ref;
   out->count = count;
   out->exact = exact;
   out->beyond_fp32_det = beyond_det;
@@ -1258,6 +1418,7 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
   out->low13_zero_ref = ref_nonzero ? (double)ref_low13 / ref_nonzero : 0.0;
   if (c1d_error_stats_on_sample(in->cand, NULL, in->ref, in->mag, sm->idx, sm->count, &out->cand_stats))
     return -1;
+  c1d_trace_stage("classify: counts and fingerprints", &clock);
 
   /* The output format: decisive only where the oracle's own float32 values do not share it. */
   /* The output format: decisive where the oracle's own float32 values do not share it; where they do
@@ -1310,6 +1471,7 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
     return 0;
   }
   free(nf_mark);
+  c1d_trace_stage("classify: non-finite outputs", &clock);
 
   // The explanation of the bulk, on the sample.
   sample_scratch sc = {0};
@@ -1339,6 +1501,7 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
     free(sc.a);
     return -1;
   }
+  c1d_trace_stage("classify: the fit on the sample", &clock);
 
   // Every element under the chosen (or closest) explanation.
   full_pass fp;
@@ -1348,6 +1511,7 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
     free(sc.a);
     return -1;
   }
+  c1d_trace_stage("classify: the full pass and its tests", &clock);
   /* A narrow accumulator spreads its errors over the output as rounding does. Where it is the
    * explanation, yet the best float32 one fits the bulk and its tests find a structured region (an
    * edge, channels or a group, batches, positions, tiles), that region is a bug that the narrow
@@ -1479,6 +1643,7 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
     }
   }
   free(sc.a);
+  c1d_trace_stage("classify: second explanations", &clock);
 
   if (ch.x.model != C1D_MODEL_FP32 && !out->models[ch.x.model].available) {
     /* The chosen model's prediction on the sample, for the reason and the reports. */
@@ -1516,8 +1681,11 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
   if (bug && ch.fits && !order_explains && fp.beyond == 0 && out->region.cls == C1D_REGION_SCATTERED &&
       marked >= SIGN_MIN_MARKS &&
       !c1d_marks_concentrated(fp.mark, lay, CONCENTRATION_RATIO, 0.5 * C1D_ALPHA)) {
-    const int sg = sign_pattern(in, &ch.x, &fp, 1, 0.0, 0.5 * C1D_ALPHA, NULL);
+    sign_counts marked_signs;
+    count_signs(in, &fp, 1, &marked_signs);
+    const int sg = sign_pattern(&ch.x, &marked_signs, 0.5 * C1D_ALPHA, NULL);
     double top = 0.0; /* the largest mark's q2 */
+#pragma omp parallel for schedule(static) reduction(max : top)
     for (int64_t i = 0; i < M; i++)
       if (fp.mark[i] && fp.q2[i] > top) top = fp.q2[i];
     if (!sg && top <= TAIL_Q2_MAX && (double)marked <= TAIL_FRACTION_MAX * (double)count) {
@@ -1529,6 +1697,7 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
     }
   }
   c1d_detection_limits(lay, fp.q2, fp.inv_s2, &ts, &out->detect_limit_32, &out->detect_limit_all);
+  c1d_trace_stage("classify: region, scattered tails, detection limits", &clock);
   const double share_exact = count ? 100.0 * (double)exact / (double)count : 0.0;
 
   if (unexplained) {

@@ -160,6 +160,22 @@ typedef struct c1d_model_provider {
   const c1d_noise_ref *(*arbitrary_noise)(void *ctx);
 } c1d_model_provider;
 
+/* The element arrays of the full passes, kept from one output to the next: fresh pages cost a fault and
+ * the kernel's zeroing each, on 16 cores as much as the pass itself. Owned by the caller (zeroed with
+ * {0}), released with c1d_classifier_scratch_free; one classification at a time uses it. */
+#define C1D_SCRATCH_SETS 3 /* the most full passes alive at once */
+typedef struct c1d_classifier_scratch {
+  struct {
+    int64_t capacity; /* elements */
+    int in_use;
+    float *q2;
+    double *inv_s2;
+    unsigned char *mark, *sign;
+  } set[C1D_SCRATCH_SETS];
+} c1d_classifier_scratch;
+
+void c1d_classifier_scratch_free(c1d_classifier_scratch *s);
+
 typedef struct c1d_classifier_input {
   c1d_layout layout;
   const float *cand;         /* candidate output (N*O*L) */
@@ -170,6 +186,7 @@ typedef struct c1d_classifier_input {
   c1d_model_provider models;
   int repeat_checked;        /* 1 when two runs were compared */
   int repeat_identical;      /* their outputs had identical bits */
+  c1d_classifier_scratch *scratch; /* NULL: each full pass allocates its own arrays */
 } c1d_classifier_input;
 
 /* A set of integers as compact ranges, e.g. "0-2,5,31-63" (truncated with "..."). */

@@ -220,26 +220,28 @@ static void region_sum(const sums *s, const c1d_layout *lay, family f, int64_t g
 /* Single elements: q^2 beyond the normal quantile at a/M (for the null law's variance) and four times
  * the reference's largest (another order's largest error falls on other elements, whose own spread the
  * pooled scale does not see; seen up to twice the naive order's on small n in the power campaign). */
-static void test_elements(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q2,
-                          unsigned char *mark, c1d_test_result *tr, double a) {
+static int64_t test_elements(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q2,
+                             unsigned char *mark, c1d_test_result *tr, double a) {
   const int64_t M = lay->N * lay->O * lay->L;
   const double zq = c1d_normal_upper_quantile(0.5 * a / (double)(M > 0 ? M : 1));
   double limit = zq * zq * tr->mu;
   if (4.0 * nr->max_sq > limit) limit = 4.0 * nr->max_sq;
-  int64_t hits = 0;
-#pragma omp parallel for schedule(static) reduction(+ : hits)
+  int64_t hits = 0, added = 0;
+#pragma omp parallel for schedule(static) reduction(+ : hits, added)
   for (int64_t i = 0; i < M; i++)
     if (q2[i] > limit) {
+      added += !mark[i];
       mark[i] = 1;
       hits++;
     }
   tr->fired_elements = hits > 0;
+  return added;
 }
 
 /* Counts of |q| beyond each level against the Poisson law at the reference's own frequency there (or
  * the normal law's, if larger); marks the elements beyond the highest level that fires. */
-static void test_counts(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q2,
-                        unsigned char *mark, c1d_test_result *tr, double a) {
+static int64_t test_counts(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q2,
+                           unsigned char *mark, c1d_test_result *tr, double a) {
   const int64_t M = lay->N * lay->O * lay->L;
   int64_t over[C1D_NOISE_TAILS] = {0}, used = 0;
   double lv[C1D_NOISE_TAILS];
@@ -258,12 +260,17 @@ static void test_counts(const c1d_layout *lay, const c1d_noise_ref *nr, const fl
     const double limit = c1d_poisson_upper_quantile((double)used * p, a / C1D_NOISE_TAILS);
     if (over[k] > 0 && (double)over[k] >= limit) tr->count_level = k;
   }
-  if (tr->count_level < 0) return;
+  if (tr->count_level < 0) return 0;
   tr->fired_counts = 1;
   const double top = lv[tr->count_level];
-#pragma omp parallel for schedule(static)
+  int64_t added = 0;
+#pragma omp parallel for schedule(static) reduction(+ : added)
   for (int64_t i = 0; i < M; i++)
-    if (q2[i] > top) mark[i] = 1;
+    if (q2[i] > top) {
+      added += !mark[i];
+      mark[i] = 1;
+    }
+  return added;
 }
 
 /* An offset in a region: the signed q of its elements, self-normalised (t = sum q / sqrt(sum q^2), at
@@ -274,10 +281,13 @@ static void test_counts(const c1d_layout *lay, const c1d_noise_ref *nr, const fl
 #define OFFSET_MEAN_Q 0.4
 
 /* One stage: every region of its families on the unmarked elements; in the regions that fire, marks
- * the elements whose q^2 exceeds four times the null mean (or, for an offset, those above). */
+ * the elements whose q^2 exceeds four times the null mean (or, for an offset, those above). s holds the
+ * sums over the unmarked elements (stale: computed here first); *added: the elements it marked. */
 static int test_stage(const c1d_layout *lay, const family *fams, const float *q2, unsigned char *mark,
-                      const unsigned char *rep, const unsigned char *sign, sums *s, c1d_test_result *tr) {
-  sums_compute(s, lay, q2, mark, rep, sign);
+                      const unsigned char *rep, const unsigned char *sign, sums *s, int stale, c1d_test_result *tr,
+                      int64_t *added) {
+  *added = 0;
+  if (stale) sums_compute(s, lay, q2, mark, rep, sign);
   unsigned char *fire[FAM_COUNT] = {0}; /* 1: too large; 2, 3: an offset, positive or negative (+4: strong) */
   int any = 0, failed = 0;
   int64_t stage_offsets = 0;
@@ -337,7 +347,8 @@ static int test_stage(const c1d_layout *lay, const family *fams, const float *q2
           }
         }
       }
-#pragma omp parallel for schedule(static)
+    int64_t marked_here = 0;
+#pragma omp parallel for schedule(static) reduction(+ : marked_here)
     for (int64_t row = 0; row < rows; row++) {
       const int64_t n = row / lay->O, o = row % lay->O;
       for (int64_t t = 0; t < L; t++) {
@@ -351,11 +362,13 @@ static int test_stage(const c1d_layout *lay, const family *fams, const float *q2
           const int kind = fire[f][g] & 3, strong = (fire[f][g] & 4) != 0;
           if (kind == 1 ? q2[i] > level : (kind == 3) == (sign[i] == C1D_SIGN_NEG) && (!strong || q2[i] > level)) {
             mark[i] = 1;
+            marked_here++;
             break;
           }
         }
       }
     }
+    *added = marked_here;
   }
   for (int f = 0; f < FAM_COUNT; f++) free(fire[f]);
   return failed ? -1 : 0;
@@ -394,12 +407,18 @@ int c1d_run_tests(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q
   test_counts(lay, nr, q2, mark, tr, quarter);
   sums s;
   if (sums_alloc(&s, lay, sign != NULL) != 0) return -1;
-  for (int k = 0; k < N_STAGES; k++)
-    if (test_stage(lay, stages[k], q2, mark, nr->repeat, sign, &s, tr) != 0) {
+  /* The sums over the unmarked elements are made again only after a stage marked some (a correct
+   * output's stages mark nothing: one pass over the elements serves them all). */
+  int stale = 1;
+  for (int k = 0; k < N_STAGES; k++) {
+    int64_t added;
+    if (test_stage(lay, stages[k], q2, mark, nr->repeat, sign, &s, stale, tr, &added) != 0) {
       sums_free(&s);
       return -1;
     }
-  sums_compute(&s, lay, q2, mark, nr->repeat, sign);
+    stale = added > 0;
+  }
+  if (stale) sums_compute(&s, lay, q2, mark, nr->repeat, sign);
   test_global(lay, q2, mark, &s, tr, quarter);
   sums_free(&s);
   return 0;
@@ -411,8 +430,12 @@ void c1d_detection_limits(const c1d_layout *lay, const float *q2, const double *
   const double t32 = c1d_sum_upper_quantile_z((double)SEG, tr->mu, tr->var, tr->z_region);
   double worst = 0.0, sum_q2 = 0.0, sum_inv = 0.0;
   int64_t count = 0;
-#pragma omp parallel for schedule(static) reduction(max : worst)
-  for (int64_t row = 0; row < rows; row++)
+  /* per row, added in row order below: the totals do not depend on the number of threads */
+  double *row_sums = malloc((size_t)(rows > 0 ? 2 * rows : 1) * sizeof *row_sums);
+  const int have_sums = row_sums != NULL;
+#pragma omp parallel for schedule(static) reduction(max : worst) reduction(+ : count)
+  for (int64_t row = 0; row < rows; row++) {
+    double row_q2 = 0.0, row_inv = 0.0;
     for (int64_t sg = 0; sg < segs; sg++) {
       double sq = 0, inv = 0;
       int64_t c = 0;
@@ -423,19 +446,19 @@ void c1d_detection_limits(const c1d_layout *lay, const float *q2, const double *
         inv += inv_s2[i];
         c++;
       }
+      row_q2 += sq;
+      row_inv += inv;
+      count += c;
       if (c < SEG || !(inv > 0)) continue;
       const double d = sqrt(fmax(t32 - sq, 0.0) / inv);
       if (d > worst) worst = d;
     }
-  for (int64_t row = 0; row < rows; row++)
-    for (int64_t t = 0; t < L; t++) {
-      const int64_t i = row * L + t;
-      if (q2[i] < 0) continue;
-      sum_q2 += q2[i];
-      sum_inv += inv_s2[i];
-      count++;
-    }
+    if (row_sums) row_sums[2 * row] = row_q2, row_sums[2 * row + 1] = row_inv;
+  }
+  for (int64_t row = 0; have_sums && row < rows; row++) sum_q2 += row_sums[2 * row], sum_inv += row_sums[2 * row + 1];
+  free(row_sums);
   *lim32 = worst;
   const double tall = threshold(tr, count > 0 ? count : 1, 0.25 * ALPHA_TOTAL);
-  *lim_all = sum_inv > 0 ? sqrt(fmax(tall - sum_q2, 0.0) / sum_inv) : 0.0;
+  /* without memory for the row sums, no limit over every element is claimed */
+  *lim_all = have_sums && sum_inv > 0 ? sqrt(fmax(tall - sum_q2, 0.0) / sum_inv) : 0.0;
 }

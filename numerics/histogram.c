@@ -12,6 +12,7 @@ void c1d_log_hist_init(c1d_log_hist *h, double lo_log10, double hi_log10, int bi
   h->lo_log10 = lo_log10;
   h->hi_log10 = hi_log10;
   h->bins = bins;
+  for (int i = 0; i <= bins; i++) h->edge[i] = pow(10.0, lo_log10 + (hi_log10 - lo_log10) * i / bins);
 }
 
 void c1d_log_hist_add(c1d_log_hist *h, double v) {
@@ -24,13 +25,28 @@ void c1d_log_hist_add(c1d_log_hist *h, double v) {
     h->zero++;
     return;
   }
-  double pos = (log10(v) - h->lo_log10) / (h->hi_log10 - h->lo_log10) * h->bins;
-  if (pos < 0.0)
+  if (v < h->edge[0]) {
     h->below++;
-  else if (pos >= h->bins)
+    return;
+  }
+  if (v >= h->edge[h->bins]) {
     h->above++;
-  else
-    h->counts[(int)pos]++;
+    return;
+  }
+  /* log10(v) from v's binary exponent and mantissa (within 0.03 of it), then the edges decide. */
+  uint64_t bits;
+  memcpy(&bits, &v, sizeof bits);
+  const double e = (double)((int64_t)(bits >> 52) - 1023); /* v = (1 + f) 2^e, f in [0, 1) (subnormals: far below) */
+  const uint64_t one_f = (bits & 0x000fffffffffffffull) | 0x3ff0000000000000ull;
+  double mant;
+  memcpy(&mant, &one_f, sizeof mant);
+  const double log10_v = (e + mant - 1.0) * 0.30102999566398120;
+  int i = (int)((log10_v - h->lo_log10) / (h->hi_log10 - h->lo_log10) * h->bins);
+  if (i < 0) i = 0;
+  if (i > h->bins - 1) i = h->bins - 1;
+  while (i > 0 && v < h->edge[i]) i--;
+  while (i < h->bins - 1 && v >= h->edge[i + 1]) i++;
+  h->counts[i]++;
 }
 
 void c1d_log_hist_merge(c1d_log_hist *dst, const c1d_log_hist *src) {
@@ -42,7 +58,7 @@ void c1d_log_hist_merge(c1d_log_hist *dst, const c1d_log_hist *src) {
 }
 
 double c1d_log_hist_edge(const c1d_log_hist *h, int i) {
-  return pow(10.0, h->lo_log10 + (h->hi_log10 - h->lo_log10) * i / h->bins);
+  return i >= 0 && i <= h->bins ? h->edge[i] : pow(10.0, h->lo_log10 + (h->hi_log10 - h->lo_log10) * i / h->bins);
 }
 
 int64_t c1d_log_hist_total(const c1d_log_hist *h) {

@@ -13,6 +13,7 @@ extern "C" {
 typedef struct c1d_log_hist {
   double lo_log10, hi_log10;       /* bin i covers [lo + i*w, lo + (i+1)*w), w = (hi-lo)/bins */
   int bins;
+  double edge[C1D_HIST_MAX_BINS + 1]; /* edge[i] = 10^(lo + i*w): a value's bin by comparisons, no log */
   int64_t counts[C1D_HIST_MAX_BINS];
   int64_t zero;                    /* values exactly 0 */
   int64_t below, above;            /* positive values outside [10^lo, 10^hi) */

@@ -42,14 +42,13 @@ static void add_ulp(partial *p, uint64_t d) {
     p->ulp_infinite++;
   else if (d < EXACT_ULP_BINS)
     p->ulp_exact[d]++;
-  else {
-    int j = 63;
-    while (!(d >> j)) j--;
-    p->ulp_log[j]++;
-  }
+  else
+    p->ulp_log[63 - __builtin_clzll(d)]++; /* the highest set bit: bin [2^j, 2^(j+1)) */
 }
 
-static void add_element(partial *p, const c1d_metric_options *opt, float a, double b, int64_t i) {
+/* coef: per position (or one for all, without terms_t) the deterministic bound's gamma_n and the
+ * probabilistic one's lambda*sqrt(n)*u, both times m (c1d_bound_det, c1d_bound_prob: the same bits). */
+static void add_element(partial *p, const c1d_metric_options *opt, const double *coef, float a, double b, int64_t i) {
   if (!isfinite(b)) {
     p->nonfinite_ref++;
     return;
@@ -79,9 +78,8 @@ static void add_element(partial *p, const c1d_metric_options *opt, float a, doub
   p->fail_user += !c1d_allclose_element(a, b, opt->atol, opt->rtol);
   if (opt->abs_err_hist) c1d_log_hist_add(&p->abs_hist, err);
   if (opt->mag) {
-    int64_t n = (opt->terms_t ? opt->terms_t[i % opt->L] : 1) + 1; /* + 1: the bias (or start) */
-    double m = opt->mag[i];
-    double det = c1d_bound_det(n, m, opt->u), prob = c1d_bound_prob(n, m, opt->u, opt->lambda);
+    const double *c = opt->terms_t ? coef + 2 * (i % opt->L) : coef;
+    const double m = opt->mag[i], det = c[0] * m, prob = c[1] * m;
     /* A zero bound (m == 0) admits only a zero error. */
     double det_ratio = det > 0.0 ? err / det : (err > 0.0 ? INFINITY : 0.0);
     double prob_ratio = prob > 0.0 ? err / prob : (err > 0.0 ? INFINITY : 0.0);
@@ -168,6 +166,18 @@ int c1d_metrics_compute(const float *cand, const double *ref, int64_t count,
     return -1;
   }
   init_partial(total, opt);
+  const int64_t positions = opt->terms_t ? opt->L : 1;
+  double *coef = malloc((size_t)(2 * positions) * sizeof *coef);
+  if (!coef) {
+    free(total);
+    free(block_sq);
+    return -1;
+  }
+  for (int64_t t = 0; t < positions; t++) {
+    const int64_t n = (opt->terms_t ? opt->terms_t[t] : 1) + 1; /* + 1: the bias (or start) */
+    coef[2 * t] = c1d_gamma(n, opt->u);
+    coef[2 * t + 1] = opt->lambda * sqrt((double)n) * opt->u;
+  }
   int failed = 0;
 #pragma omp parallel reduction(| : failed)
   {
@@ -180,7 +190,7 @@ int c1d_metrics_compute(const float *cand, const double *ref, int64_t count,
       for (int64_t blk = 0; blk < blocks; blk++) {
         const int64_t end = (blk + 1) * SUM_BLOCK < count ? (blk + 1) * SUM_BLOCK : count;
         p->sum_sq_err = p->sum_sq_ref = 0.0;
-        for (int64_t i = blk * SUM_BLOCK; i < end; i++) add_element(p, opt, cand[i], ref[i], i);
+        for (int64_t i = blk * SUM_BLOCK; i < end; i++) add_element(p, opt, coef, cand[i], ref[i], i);
         block_sq[2 * blk] = p->sum_sq_err;
         block_sq[2 * blk + 1] = p->sum_sq_ref;
       }
@@ -190,6 +200,7 @@ int c1d_metrics_compute(const float *cand, const double *ref, int64_t count,
       free(p);
     }
   }
+  free(coef);
   if (failed) {
     free(total);
     free(block_sq);

@@ -103,6 +103,28 @@ static int group_region(const c1d_layout *lay, const unsigned char *fo, int64_t 
   return found;
 }
 
+int64_t c1d_count_marks(const unsigned char *mark, int64_t M) {
+  int64_t count = 0;
+#pragma omp parallel for schedule(static) reduction(+ : count)
+  for (int64_t i = 0; i < M; i++) count += mark[i] != 0;
+  return count;
+}
+
+/* The first set flag of f[from, to), or to: eight flags at a time, as marks are few. */
+static int64_t next_flag(const unsigned char *f, int64_t from, int64_t to) {
+  int64_t i = from;
+  for (; i < to && (i & 7); i++)
+    if (f[i]) return i;
+  for (; i + 8 <= to; i += 8) {
+    uint64_t word;
+    memcpy(&word, f + i, sizeof word);
+    if (word) break;
+  }
+  for (; i < to; i++)
+    if (f[i]) return i;
+  return to;
+}
+
 int c1d_describe_marks(const unsigned char *mark, const c1d_layout *lay, int64_t total, c1d_region *r) {
   const int64_t N = lay->N, O = lay->O, L = lay->L;
   const int64_t tiles_o = (O + C1D_TILE_O - 1) / C1D_TILE_O, tiles_t = (L + C1D_TILE_T - 1) / C1D_TILE_T;
@@ -116,14 +138,15 @@ int c1d_describe_marks(const unsigned char *mark, const c1d_layout *lay, int64_t
   }
   int64_t count = 0;
   for (int64_t n = 0; n < N; n++)
-    for (int64_t o = 0; o < O; o++)
-      for (int64_t t = 0; t < L; t++) {
-        if (!mark[(n * O + o) * L + t]) continue;
+    for (int64_t o = 0; o < O; o++) {
+      const int64_t row = (n * O + o) * L;
+      for (int64_t t = next_flag(mark, row, row + L) - row; t < L; t = next_flag(mark, row + t + 1, row + L) - row) {
         count++;
         fn[n] = fo[o] = ft[t] = 1;
         t_rows[t]++;
         tile_fill[(n * tiles_o + o / C1D_TILE_O) * tiles_t + t / C1D_TILE_T]++;
       }
+    }
   memset(r, 0, sizeof *r);
   r->count = count;
   r->fraction = total ? (double)count / (double)total : 0.0;
@@ -215,8 +238,8 @@ int c1d_marks_concentrated(const unsigned char *mark, const c1d_layout *lay, dou
     if (sizes[d] > 1 && !(cnt[d] = calloc((size_t)sizes[d], sizeof *cnt[d]))) failed = 1;
   }
   for (int64_t row = 0; row < N * O && !failed; row++)
-    for (int64_t t = 0; t < L; t++) {
-      if (!mark[row * L + t]) continue;
+    for (int64_t t = next_flag(mark, row * L, row * L + L) - row * L; t < L;
+         t = next_flag(mark, row * L + t + 1, row * L + L) - row * L) {
       const int64_t cat[DIMS] = {row / O, row % O, row, t, t / C1D_TILE_T, t % C1D_TILE_T};
       for (int d = 0; d < DIMS; d++)
         if (cnt[d]) cnt[d][cat[d]]++;

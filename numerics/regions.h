@@ -15,6 +15,9 @@ extern "C" {
 /* The tiled kernels' block: 8 output channels x 32 positions. */
 enum { C1D_TILE_O = 8, C1D_TILE_T = 32 };
 
+/* How many of the M flags are set. */
+int64_t c1d_count_marks(const unsigned char *mark, int64_t M);
+
 /* Describes the elements with mark[i] != 0 (N*O*L flags) into r; total: elements compared. Returns 0,
  * or -1 without memory. */
 int c1d_describe_marks(const unsigned char *mark, const c1d_layout *lay, int64_t total, c1d_region *r);

@@ -9,6 +9,7 @@
 
 #include "numerics/activation.h"
 #include "numerics/arith.h"
+#include "numerics/clones.h"
 #include "reference/dtype.h"
 #include "reference/oracle.h"
 
@@ -71,13 +72,37 @@ c1d_status c1d_model_inputs_make(const c1d_shape *s, const float *x, const float
 }
 
 void c1d_model_inputs_free(c1d_model_inputs *mi) {
-  free(mi->x1), free(mi->s1), free(mi->w1), free(mi->x2), free(mi->s2), free(mi->w2);
+  if (!mi->on_read) free(mi->x1), free(mi->s1), free(mi->w1), free(mi->x2), free(mi->s2), free(mi->w2);
   memset(mi, 0, sizeof *mi);
+}
+
+void c1d_model_inputs_view(const float *x, const float *w, const float *st, c1d_model_spec spec,
+                           c1d_model_inputs *out) {
+  memset(out, 0, sizeof *out);
+  out->spec = spec;
+  out->on_read = 1;
+  out->x1 = (float *)x, out->w1 = (float *)w, out->s1 = (float *)st; /* read only */
 }
 
 /* The model's product of input (n, c, src) and weight index iw, exactly, in float64. */
 static inline double model_product(const c1d_shape *s, const c1d_model_inputs *mi, int64_t n, int64_t c,
                                    int64_t src, int64_t iw) {
+  if (mi->on_read) {
+    /* the values c1d_model_inputs_make would have stored: round_copy's, or split_copy's */
+    float xv = c1d_x_at(s, mi->x1, mi->s1, n, c, src), wv = mi->w1[iw];
+    if (mi->spec.split3) {
+      float xb, xs, wb, ws;
+      c1d_split_tf32(xv, &xb, &xs);
+      c1d_split_tf32(wv, &wb, &ws);
+      const double p = (double)xb * (double)wb;
+      if (mi->spec.products != C1D_ROUND_NONE) return (double)c1d_round_as(mi->spec.products, (float)p);
+      return p + (double)xb * (double)ws + (double)xs * (double)wb;
+    }
+    xv = c1d_round_as(mi->spec.x, xv);
+    wv = c1d_round_as(mi->spec.w, wv);
+    const double p = (double)xv * (double)wv;
+    return mi->spec.products != C1D_ROUND_NONE ? (double)c1d_round_as(mi->spec.products, (float)p) : p;
+  }
   const double p = (double)c1d_x_at(s, mi->x1, mi->s1, n, c, src) * (double)mi->w1[iw];
   if (mi->spec.products != C1D_ROUND_NONE) return (double)c1d_round_as(mi->spec.products, (float)p);
   if (!mi->x2) return p;
@@ -141,22 +166,17 @@ done:
 
 // --- tensor-core truncation bias ------------------------------------------------------------------
 
-/* The spacing of float32 numbers at |v| (2^-149 at the subnormals, 0 at 0). */
-static inline double ulp32_of(double v) {
+/* -kappa's unit: half the float32 spacing at acc (2^-149 at the subnormals), toward zero; 0 at 0 (and
+ * at NaN). Branch-free on the bits, so that the row loops below vectorise. */
+static inline double half_ulp_toward_zero(double acc) {
   uint64_t bits;
-  memcpy(&bits, &v, sizeof bits);
-  const int64_t e = (int64_t)((bits >> 52) & 0x7ff); /* |v| in [2^(e-1023), 2^(e-1022)) */
-  if (v == 0.0) return 0.0;
-  int64_t ue = e - 23; /* biased exponent of 2^(e-1023-23) */
-  if (ue < 1023 - 149) ue = 1023 - 149;
-  const uint64_t ub = (uint64_t)ue << 52;
+  memcpy(&bits, &acc, sizeof bits);
+  int64_t ue = (int64_t)((bits >> 52) & 0x7ff) - 23; /* biased exponent of the float32 spacing at |acc| */
+  ue = ue < 1023 - 149 ? 1023 - 149 : ue;
+  const uint64_t ub = ((uint64_t)ue << 52) | (bits & 0x8000000000000000ull); /* with acc's sign */
   double u;
   memcpy(&u, &ub, sizeof u);
-  return u;
-}
-
-static inline double half_ulp_toward_zero(double acc) {
-  return -0.5 * ulp32_of(acc) * (acc > 0 ? 1.0 : acc < 0 ? -1.0 : 0.0);
+  return acc > 0.0 || acc < 0.0 ? -0.5 * u : 0.0;
 }
 
 void c1d_model_eval_at(const c1d_shape *s, const c1d_model_inputs *mi, const float *b, int64_t n,
@@ -191,54 +211,102 @@ void c1d_model_eval_at(const c1d_shape *s, const c1d_model_inputs *mi, const flo
   if (beta_live) *beta_live = live * slope;
 }
 
+/* The row loops of c1d_tc_bias_full, lanes independent: each product is exact in double (and 3xTF32's
+ * three are added in model_product's order), so every clone gives the same bits. */
+C1D_CLONES static void row_add_products(double *restrict acc, const float *restrict x, double wv, int64_t count) {
+  for (int64_t i = 0; i < count; i++) acc[i] = acc[i] + (double)x[i] * wv;
+}
+
+C1D_CLONES static void row_add_split(double *restrict acc, const float *restrict x1, const float *restrict x2,
+                                     double w1, double w2, int64_t count) {
+  for (int64_t i = 0; i < count; i++) {
+    const double a = (double)x1[i];
+    acc[i] = acc[i] + ((a * w1 + a * w2) + (double)x2[i] * w1);
+  }
+}
+
+C1D_CLONES static void row_add_half_ulps(double *restrict beta, const double *restrict acc, int64_t count) {
+  for (int64_t i = 0; i < count; i++) beta[i] = beta[i] + half_ulp_toward_zero(acc[i]);
+}
+
+/* Positions per block of a row: its running sums and biases stay in the first-level cache while every
+ * term passes over them. */
+#define TC_BLOCK 512
+
+/* As c1d_model_eval_at, a block of a row's positions at a time. From position `full` on (every position
+ * with states; else from the causal padding's end) every term reads a value: there each step holds live
+ * terms and the live count is the step count, so beta_live is beta_pad, and a vector loop per term does
+ * the work. Before it, the terms are counted one by one as the definition counts them. */
 c1d_status c1d_tc_bias_full(const c1d_shape *s, const c1d_model_inputs *mi, const float *b,
                             float *beta_pad, float *beta_live) {
   int failed = 0;
-  const int64_t cg = c1d_cin_per_group(s), total = cg * s->K;
+  const int64_t cg = c1d_cin_per_group(s), total = cg * s->K, L = s->L, blocks = (L + TC_BLOCK - 1) / TC_BLOCK;
+  const int64_t full = s->states ? 0 : (c1d_pad(s) < L ? c1d_pad(s) : L);
+  const int vector_products = mi->spec.products == C1D_ROUND_NONE;
 #pragma omp parallel
   {
-    double *acc = malloc((size_t)s->L * sizeof *acc), *bp = malloc((size_t)s->L * sizeof *bp);
-    double *bl = malloc((size_t)s->L * sizeof *bl);
-    int64_t *cnt = malloc((size_t)s->L * sizeof *cnt);
-    unsigned char *live = malloc((size_t)s->L);
+    /* index u = t - t0 */
+    double *acc = malloc(TC_BLOCK * sizeof *acc), *bp = malloc(TC_BLOCK * sizeof *bp);
+    double *bl = malloc(TC_BLOCK * sizeof *bl);
+    int64_t *cnt = malloc(TC_BLOCK * sizeof *cnt);
+    unsigned char *live = malloc(TC_BLOCK);
     const int ok = acc && bp && bl && cnt && live;
     if (!ok) {
 #pragma omp atomic write
       failed = 1;
     }
-#pragma omp for schedule(dynamic, 1)
-    for (int64_t no = 0; no < s->N * s->O; no++) {
+#pragma omp for schedule(dynamic, 4)
+    for (int64_t job = 0; job < s->N * s->O * blocks; job++) {
       if (!ok) continue;
+      const int64_t no = job / blocks, t0 = job % blocks * TC_BLOCK, t1 = t0 + TC_BLOCK < L ? t0 + TC_BLOCK : L;
       const int64_t n = no / s->O, o = no % s->O, c0 = c1d_group_first_c(s, o);
-      for (int64_t t = 0; t < s->L; t++) {
-        acc[t] = s->bias ? (double)b[o] : 0.0;
-        bp[t] = bl[t] = 0.0;
-        cnt[t] = 0;
-        live[t] = 0;
+      const int64_t edge_end = full < t1 ? full : t1; /* [t0, edge_end): counted one by one */
+      const int64_t vec0 = full > t0 ? full : t0;    /* [vec0, t1): every term live */
+      for (int64_t u = 0; u < t1 - t0; u++) {
+        acc[u] = s->bias ? (double)b[o] : 0.0;
+        bp[u] = bl[u] = 0.0;
+        cnt[u] = 0;
+        live[u] = 0;
       }
       for (int64_t c = c0; c < c0 + cg; c++)
         for (int64_t k = 0; k < s->K; k++) {
           const int64_t shift = -c1d_source_time(s, 0, k); /* tap k reads x[t - shift] */
           const int64_t iw = c1d_w_index(s, o, c, k);
           /* With states every position reads a value; without, the taps before t = 0 are padding. */
-          for (int64_t t = s->states ? 0 : (shift < s->L ? shift : s->L); t < s->L; t++) {
-            acc[t] += model_product(s, mi, n, c, t - shift, iw);
-            live[t] = 1;
-            if (++cnt[t] % C1D_TC_STEP == 0 || cnt[t] == cg * (s->K - c1d_first_tap(s, t)))
-              bl[t] += half_ulp_toward_zero(acc[t]);
+          for (int64_t t = s->states ? t0 : (shift > t0 ? shift : t0); t < edge_end; t++) {
+            const int64_t u = t - t0;
+            acc[u] += model_product(s, mi, n, c, t - shift, iw);
+            live[u] = 1;
+            if (++cnt[u] % C1D_TC_STEP == 0 || cnt[u] == cg * (s->K - c1d_first_tap(s, t)))
+              bl[u] += half_ulp_toward_zero(acc[u]);
+          }
+          /* the rest: positions reading the states (t < shift) one by one, then x's row */
+          const int64_t row_from = shift > vec0 ? (shift < t1 ? shift : t1) : vec0;
+          for (int64_t t = vec0; t < row_from; t++) acc[t - t0] += model_product(s, mi, n, c, t - shift, iw);
+          if (row_from < t1) {
+            const int64_t xi = c1d_x_index(s, n, c, row_from - shift), u = row_from - t0, count = t1 - row_from;
+            if (!vector_products)
+              for (int64_t t = row_from; t < t1; t++) acc[t - t0] += model_product(s, mi, n, c, t - shift, iw);
+            else if (mi->x2)
+              row_add_split(acc + u, mi->x1 + xi, mi->x2 + xi, (double)mi->w1[iw], (double)mi->w2[iw], count);
+            else
+              row_add_products(acc + u, mi->x1 + xi, (double)mi->w1[iw], count);
           }
           const int64_t j = (c - c0) * s->K + k;
-          if ((j + 1) % C1D_TC_STEP == 0 || j + 1 == total)
-            for (int64_t t = 0; t < s->L; t++) {
-              if (live[t]) bp[t] += half_ulp_toward_zero(acc[t]);
-              live[t] = 0;
+          if ((j + 1) % C1D_TC_STEP == 0 || j + 1 == total) {
+            for (int64_t u = 0; u < edge_end - t0; u++) {
+              if (live[u]) bp[u] += half_ulp_toward_zero(acc[u]);
+              live[u] = 0;
             }
+            row_add_half_ulps(bp + (vec0 - t0), acc + (vec0 - t0), t1 - vec0);
+          }
         }
       float *op = beta_pad + c1d_y_index(s, n, o, 0), *ol = beta_live + c1d_y_index(s, n, o, 0);
-      for (int64_t t = 0; t < s->L; t++) {
-        const double slope = act_slope(s, acc[t]);
-        op[t] = (float)(bp[t] * slope);
-        ol[t] = (float)(bl[t] * slope);
+      for (int64_t t = t0; t < t1; t++) {
+        const int64_t u = t - t0;
+        const double slope = act_slope(s, acc[u]);
+        op[t] = (float)(bp[u] * slope);
+        ol[t] = (float)((t < edge_end ? bl[u] : bp[u]) * slope);
       }
     }
     free(acc), free(bp), free(bl), free(cnt), free(live);

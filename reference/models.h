@@ -49,6 +49,8 @@ typedef struct c1d_model_spec {
 typedef struct c1d_model_inputs {
   c1d_model_spec spec;
   float *x1, *s1, *w1, *x2, *s2, *w2; /* owned; s* only with states, *2 only with split3 */
+  int on_read; /* a view (c1d_model_inputs_view): x1, s1, w1 are the unrounded inputs, rounded (or split) as
+                  each value is read; nothing owned */
 } c1d_model_inputs;
 
 /* Makes the rounded (or split) copies (st NULL without states). C1D_ERR_NO_MEMORY when they cannot be
@@ -56,6 +58,11 @@ typedef struct c1d_model_inputs {
 c1d_status c1d_model_inputs_make(const c1d_shape *s, const float *x, const float *w, const float *st,
                                  c1d_model_spec spec, c1d_model_inputs *out);
 void c1d_model_inputs_free(c1d_model_inputs *mi);
+
+/* The same inputs as a view that rounds each value as c1d_model_eval_at reads it: for a few elements
+ * (the explainer's sample) no copy of x is made. Not for the full-output functions. */
+void c1d_model_inputs_view(const float *x, const float *w, const float *st, c1d_model_spec spec,
+                           c1d_model_inputs *out);
 
 /* delta = (the model's exact value: act(b + exact sum of its products), in float64) - ref, for every
  * output, as float. C1D_ERR_NO_MEMORY when the oracle's scratch cannot be allocated. */

@@ -12,6 +12,7 @@
 
 #include "harness/inputs.h"
 #include "reference/exact_dot.h"
+#include "reference/models.h"
 #include "reference/oracle.h"
 #include "reference/problem.h"
 
@@ -594,4 +595,64 @@ Test(shape, validates_groups_states_and_types) {
   cr_expect_eq(c1d_w_count(&s), 4 * 3 * 3, "w is (O, C/G, K)");
   cr_expect_eq(c1d_w_index(&s, 3, 5, 2), (3 * 3 + 2) * 3 + 2, "channel 5 is the third of group 1");
   cr_expect_eq(c1d_first_tap(&s, 0), 0, "with states every tap reads a value");
+}
+
+/* The tensor-core truncation bias of every element (the explainer's full pass) is the one-element
+ * definition's (c1d_model_eval_at), bit for bit, and so is the definition on inputs rounded as read (the
+ * explainer's sample): at the left edge (padding steps and live terms grouped
+ * apart), with states, dilation, groups, SiLU, a partial last step, the split of 3xTF32 and rounded
+ * products, and on positions past a row's padding where every term reads a value. */
+Test(models, truncation_bias_of_every_element_and_values_rounded_as_read_equal_the_one_element_definition) {
+  static const c1d_shape shapes[] = {
+      {.N = 2, .C = 5, .O = 3, .L = 70, .K = 4, .D = 1, .bias = 1},             /* 20 terms: a partial step */
+      {.N = 1, .C = 8, .O = 4, .L = 33, .K = 3, .D = 5, .bias = 0},             /* dilation */
+      {.N = 2, .C = 12, .O = 6, .L = 37, .K = 3, .D = 2, .bias = 1, .G = 3},    /* grouped */
+      {.N = 3, .C = 6, .O = 6, .L = 20, .K = 4, .D = 3, .bias = 0, .G = 6, .states = 1},
+      {.N = 1, .C = 16, .O = 16, .L = 9, .K = 8, .D = 2, .bias = 1, .G = 16, .states = 1, .act = C1D_ACT_SILU},
+      {.N = 2, .C = 4, .O = 8, .L = 40, .K = 2, .D = 1, .bias = 1, .act = C1D_ACT_SILU},
+      {.N = 1, .C = 3, .O = 2, .L = 5, .K = 4, .D = 3, .bias = 1},              /* L shorter than the pad */
+      {.N = 1, .C = 3, .O = 2, .L = 1300, .K = 4, .D = 300, .bias = 1},        /* a pad across blocks of t */
+      {.N = 1, .C = 2, .O = 2, .L = 1100, .K = 3, .D = 400, .bias = 1, .G = 2, .states = 1},
+  };
+  static const c1d_model_spec specs[] = {
+      {C1D_ROUND_TF32_RNA, C1D_ROUND_TF32_RNA, 0, C1D_ROUND_NONE, 0, C1D_ROUND_NONE},
+      {C1D_ROUND_NONE, C1D_ROUND_NONE, 1, C1D_ROUND_NONE, 0, C1D_ROUND_NONE}, /* 3xTF32's split */
+      {C1D_ROUND_NONE, C1D_ROUND_NONE, 0, C1D_ROUND_BF16, 0, C1D_ROUND_NONE}, /* rounded products */
+  };
+  for (unsigned si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+    for (unsigned pi = 0; pi < sizeof specs / sizeof specs[0]; pi++) {
+      const c1d_shape *s = &shapes[si];
+      cr_assert_eq(c1d_shape_validate(s), C1D_OK, "%s", c1d_error_detail());
+      const int64_t nx = c1d_x_count(s), nw = c1d_w_count(s), ny = c1d_y_count(s), ns = c1d_s_count(s);
+      float *x = malloc(nx * 4), *w = malloc(nw * 4), *b = malloc(s->O * 4), *st = malloc((ns + 1) * 4);
+      float *bias = malloc(2 * ny * 4);
+      cr_assert(x && w && b && st && bias);
+      c1d_generate(s, C1D_DIST_NORMAL, 7 + si, x, w, s->bias ? b : NULL);
+      for (int64_t i = 0; i < ns; i++) st[i] = (float)((i * 5) % 7) - 3.0f;
+      c1d_model_inputs mi;
+      cr_assert_eq(c1d_model_inputs_make(s, x, w, s->states ? st : NULL, specs[pi], &mi), C1D_OK);
+      cr_assert_eq(c1d_tc_bias_full(s, &mi, b, bias, bias + ny), C1D_OK);
+      c1d_model_inputs view; /* the sample's inputs: rounded as read */
+      c1d_model_inputs_view(x, w, s->states ? st : NULL, specs[pi], &view);
+      int64_t nonzero = 0;
+      for (int64_t n = 0; n < s->N; n++)
+        for (int64_t o = 0; o < s->O; o++)
+          for (int64_t t = 0; t < s->L; t++) {
+            double v, bp, bl, v2, bp2, bl2;
+            c1d_model_eval_at(s, &mi, b, n, o, t, &v, &bp, &bl);
+            c1d_model_eval_at(s, &view, b, n, o, t, &v2, &bp2, &bl2);
+            cr_assert(memcmp(&v, &v2, 8) == 0 && memcmp(&bp, &bp2, 8) == 0 && memcmp(&bl, &bl2, 8) == 0,
+                      "shape %u spec %u (n %lld, o %lld, t %lld): rounded as read %.17g against the copies' %.17g",
+                      si, pi, (long long)n, (long long)o, (long long)t, v2, v);
+            const int64_t i = c1d_y_index(s, n, o, t);
+            cr_assert(bias[i] == (float)bp && bias[ny + i] == (float)bl,
+                      "shape %u spec %u (n %lld, o %lld, t %lld): %.9g, %.9g against %.9g, %.9g", si, pi,
+                      (long long)n, (long long)o, (long long)t, bias[i], bias[ny + i], (float)bp, (float)bl);
+            nonzero += bp != 0.0;
+          }
+      cr_assert(nonzero > ny / 2, "shape %u spec %u: %lld of %lld biases are 0: the test would see little", si, pi,
+                (long long)nonzero, (long long)ny);
+      c1d_model_inputs_free(&mi);
+      free(x), free(w), free(b), free(st), free(bias);
+    }
 }
