@@ -106,49 +106,72 @@ static void profile_init(c1d_profile *p, int64_t extent) {
   p->bins = (int)((extent + p->width - 1) / p->width);
 }
 
-/* Mean and max of |y - ref| per bin of t and of o (non-finite outputs left out). Each bin is summed by
- * one thread in (n, o, t) order: the means do not depend on the number of threads. */
+/* Mean and max of |y - ref| per bin of t and of o (non-finite outputs left out), in one pass over the
+ * output. Blocks of rows in parallel, each with its own t bins and one sum per row, added afterwards in
+ * block and row order: the means do not depend on the number of threads. */
 static c1d_status compute_profiles(const c1d_output_view *v, c1d_trial_result *tr) {
   const c1d_shape *s = v->s;
   c1d_profile *pt = &tr->err_t, *po = &tr->err_o;
   profile_init(pt, s->L);
   profile_init(po, s->O);
+  const int64_t rows = s->N * s->O, tb = pt->bins;
+  /* at most 1024 blocks of partial t bins (a few MB), at least 64 rows each */
+  const int64_t per_block = rows / 1024 + 1 > 64 ? rows / 1024 + 1 : 64, blocks = (rows + per_block - 1) / per_block;
+  double *bsum = calloc((size_t)(blocks * tb), sizeof *bsum), *bmax = calloc((size_t)(blocks * tb), sizeof *bmax);
+  int64_t *bcount = calloc((size_t)(blocks * tb), sizeof *bcount), *rcount = calloc((size_t)rows, sizeof *rcount);
+  double *rsum = calloc((size_t)rows, sizeof *rsum), *rmax = calloc((size_t)rows, sizeof *rmax);
+  if (!bsum || !bmax || !bcount || !rcount || !rsum || !rmax) {
+    free(bsum), free(bmax), free(bcount), free(rcount), free(rsum), free(rmax);
+    return c1d_fail(C1D_ERR_NO_MEMORY, "cannot allocate the error profiles");
+  }
 #pragma omp parallel for schedule(dynamic, 1)
-  for (int bt = 0; bt < pt->bins; bt++) {
-    const int64_t t0 = bt * pt->width, t1 = t0 + pt->width < s->L ? t0 + pt->width : s->L;
+  for (int64_t b = 0; b < blocks; b++) {
+    double *ps = bsum + b * tb, *pm = bmax + b * tb;
+    int64_t *pc = bcount + b * tb;
+    for (int64_t row = b * per_block; row < rows && row < (b + 1) * per_block; row++) {
+      const float *y = v->y + row * s->L; /* y is (N, O, L): row n * O + o */
+      const double *ref = v->ref + row * s->L;
+      double sum = 0.0, mx = 0.0;
+      int64_t count = 0;
+      for (int64_t t = 0; t < s->L; t++) {
+        const double e = fabs((double)y[t] - ref[t]);
+        if (!isfinite(e)) continue;
+        const int64_t bt = t / pt->width;
+        ps[bt] += e;
+        pc[bt]++;
+        if (e > pm[bt]) pm[bt] = e;
+        sum += e;
+        count++;
+        if (e > mx) mx = e;
+      }
+      rsum[row] = sum, rmax[row] = mx, rcount[row] = count;
+    }
+  }
+  for (int64_t bt = 0; bt < tb; bt++) {
     double sum = 0.0, mx = 0.0;
     int64_t count = 0;
-    for (int64_t n = 0; n < s->N; n++)
-      for (int64_t o = 0; o < s->O; o++)
-        for (int64_t t = t0; t < t1; t++) {
-          const int64_t i = c1d_y_index(s, n, o, t);
-          const double e = fabs((double)v->y[i] - v->ref[i]);
-          if (!isfinite(e)) continue;
-          sum += e;
-          count++;
-          if (e > mx) mx = e;
-        }
+    for (int64_t b = 0; b < blocks; b++) {
+      sum += bsum[b * tb + bt];
+      count += bcount[b * tb + bt];
+      if (bmax[b * tb + bt] > mx) mx = bmax[b * tb + bt];
+    }
     pt->mean[bt] = count ? sum / (double)count : 0.0;
     pt->max[bt] = mx;
   }
-#pragma omp parallel for schedule(dynamic, 1)
   for (int bo = 0; bo < po->bins; bo++) {
     const int64_t o0 = bo * po->width, o1 = o0 + po->width < s->O ? o0 + po->width : s->O;
     double sum = 0.0, mx = 0.0;
     int64_t count = 0;
     for (int64_t n = 0; n < s->N; n++)
-      for (int64_t o = o0; o < o1; o++)
-        for (int64_t t = 0; t < s->L; t++) {
-          const int64_t i = c1d_y_index(s, n, o, t);
-          const double e = fabs((double)v->y[i] - v->ref[i]);
-          if (!isfinite(e)) continue;
-          sum += e;
-          count++;
-          if (e > mx) mx = e;
-        }
+      for (int64_t o = o0; o < o1; o++) {
+        sum += rsum[n * s->O + o];
+        count += rcount[n * s->O + o];
+        if (rmax[n * s->O + o] > mx) mx = rmax[n * s->O + o];
+      }
     po->mean[bo] = count ? sum / (double)count : 0.0;
     po->max[bo] = mx;
   }
+  free(bsum), free(bmax), free(bcount), free(rcount), free(rsum), free(rmax);
   return C1D_OK;
 }
 
@@ -240,6 +263,7 @@ static c1d_status run_impl_steps(run_ctx *c, int i, int trial, uint64_t seed) {
   c1d_exec ex = {.used_tf32 = -1, .states = impl->backend == C1D_BACKEND_CPU ? c->st : NULL};
   c1d_timing t = {0};
   c1d_status st;
+  double clock = c1d_trace_now();
   start_trial_result(tr, seed);
   char tl[32];
   c1d_progress_step(c->progress, weight_row(c, i), "%s%s (%d run%s)", trial_label(c, trial, tl, sizeof tl),
@@ -260,6 +284,9 @@ static c1d_status run_impl_steps(run_ctx *c, int i, int trial, uint64_t seed) {
     ir->state = C1D_RESULT_FAILED;
     return C1D_OK;
   }
+  char stage[96];
+  snprintf(stage, sizeof stage, "run: %s (%d runs)", impl->name, t.repeats);
+  c1d_trace_stage(stage, &clock);
   tr->repeats = t.repeats;
   tr->time_median_ms = t.median_ms;
   tr->time_min_ms = t.min_ms;
@@ -400,7 +427,9 @@ static c1d_status run_trial(run_ctx *c, int trial) {
   if (c->gpu && (st = c1d_gpu_session_upload(c->gpu, c->x, c->w, c->b, c->st)) != C1D_OK) return st;
   c1d_progress_step(c->progress, weight_oracle(c), "%sthe float64 oracle (%s)", trial_label(c, trial, tl, sizeof tl),
                     c->oracle == C1D_ORACLE_GPU ? "gpu" : "cpu");
+  double clock = c1d_trace_now();
   if ((st = run_oracle(c, seed)) != C1D_OK) return st;
+  c1d_trace_stage("trial: inputs' upload and the oracle", &clock);
   const double t0 = now_ms();
   if (!cfg->no_verdicts) {
     c1d_progress_step(c->progress, weight_models(c), "%sthe rounding models",

@@ -744,7 +744,8 @@ static void choose(const c1d_classifier_input *in, int store, double scale, samp
 /* Everything the tests need, per element and per row, reduced in row order. */
 typedef struct full_pass {
   float *q2;              /* (residual / (F sigma))^2; -1 where not compared */
-  double *inv_s2;         /* 1 / (F sigma)^2, for the detection limits; 0 where not compared */
+  double *seg_inv;        /* per 32-position row segment, the sum of 1 / (F sigma)^2 over its compared elements
+                             (the detection limits); rows x segments */
   unsigned char *mark;    /* offending elements */
   unsigned char *sign;    /* each residual's sign (C1D_SIGN_*, numerics/decision.h), as the pass judged it:
                              the offset tests and the sign tests read it */
@@ -760,31 +761,32 @@ static void full_pass_free(full_pass *p) {
   if (p->lease)
     *p->lease = 0;
   else
-    free(p->q2), free(p->inv_s2), free(p->mark), free(p->sign);
+    free(p->q2), free(p->seg_inv), free(p->mark), free(p->sign);
   free(p->row_r2), free(p->row_count), free(p->row_beyond), free(p->row_exact);
 }
 
 void c1d_classifier_scratch_free(c1d_classifier_scratch *s) {
   for (int k = 0; k < C1D_SCRATCH_SETS; k++)
-    free(s->set[k].q2), free(s->set[k].inv_s2), free(s->set[k].mark), free(s->set[k].sign);
+    free(s->set[k].q2), free(s->set[k].seg_inv), free(s->set[k].mark), free(s->set[k].sign);
   memset(s, 0, sizeof *s);
 }
 
-/* The element arrays of a full pass over M elements: a free scratch set (made to size, mark and sign
- * zeroed), or new ones. -1 without memory (nothing held then). */
-static int full_pass_arrays(const c1d_classifier_input *in, int64_t M, full_pass *p) {
+/* The element arrays of a full pass over M elements (and `segs` row segments): a free scratch set (made to
+ * size, mark and sign zeroed), or new ones. -1 without memory (nothing held then). */
+static int full_pass_arrays(const c1d_classifier_input *in, int64_t M, int64_t segs, full_pass *p) {
   c1d_classifier_scratch *sc = in->scratch;
   for (int k = 0; sc && k < C1D_SCRATCH_SETS; k++) {
     if (sc->set[k].in_use) continue;
-    if (sc->set[k].capacity != M) {
-      free(sc->set[k].q2), free(sc->set[k].inv_s2), free(sc->set[k].mark), free(sc->set[k].sign);
+    if (sc->set[k].capacity != M || sc->set[k].seg_capacity != segs) {
+      free(sc->set[k].q2), free(sc->set[k].seg_inv), free(sc->set[k].mark), free(sc->set[k].sign);
       sc->set[k].q2 = malloc((size_t)M * sizeof *sc->set[k].q2);
-      sc->set[k].inv_s2 = malloc((size_t)M * sizeof *sc->set[k].inv_s2);
+      sc->set[k].seg_inv = malloc((size_t)(segs > 0 ? segs : 1) * sizeof *sc->set[k].seg_inv);
       sc->set[k].mark = malloc((size_t)M);
       sc->set[k].sign = malloc((size_t)M);
       sc->set[k].capacity = M;
-      if (!sc->set[k].q2 || !sc->set[k].inv_s2 || !sc->set[k].mark || !sc->set[k].sign) {
-        free(sc->set[k].q2), free(sc->set[k].inv_s2), free(sc->set[k].mark), free(sc->set[k].sign);
+      sc->set[k].seg_capacity = segs;
+      if (!sc->set[k].q2 || !sc->set[k].seg_inv || !sc->set[k].mark || !sc->set[k].sign) {
+        free(sc->set[k].q2), free(sc->set[k].seg_inv), free(sc->set[k].mark), free(sc->set[k].sign);
         memset(&sc->set[k], 0, sizeof sc->set[k]);
         return -1;
       }
@@ -794,16 +796,16 @@ static int full_pass_arrays(const c1d_classifier_input *in, int64_t M, full_pass
     for (int64_t i = 0; i < M; i++) mark[i] = 0, sign[i] = C1D_SIGN_NONE;
     sc->set[k].in_use = 1;
     p->lease = &sc->set[k].in_use;
-    p->q2 = sc->set[k].q2, p->inv_s2 = sc->set[k].inv_s2, p->mark = mark, p->sign = sign;
+    p->q2 = sc->set[k].q2, p->seg_inv = sc->set[k].seg_inv, p->mark = mark, p->sign = sign;
     return 0;
   }
   p->q2 = malloc((size_t)M * sizeof *p->q2);
-  p->inv_s2 = malloc((size_t)M * sizeof *p->inv_s2);
+  p->seg_inv = malloc((size_t)(segs > 0 ? segs : 1) * sizeof *p->seg_inv);
   p->mark = calloc((size_t)M, 1);
   p->sign = calloc((size_t)M, 1);
-  if (!p->q2 || !p->inv_s2 || !p->mark || !p->sign) {
-    free(p->q2), free(p->inv_s2), free(p->mark), free(p->sign);
-    p->q2 = NULL, p->inv_s2 = NULL, p->mark = p->sign = NULL;
+  if (!p->q2 || !p->seg_inv || !p->mark || !p->sign) {
+    free(p->q2), free(p->seg_inv), free(p->mark), free(p->sign);
+    p->q2 = NULL, p->seg_inv = NULL, p->mark = p->sign = NULL;
     return -1;
   }
   return 0;
@@ -828,7 +830,8 @@ static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_p
   if ((x->model != C1D_MODEL_FP32 && !dl) || (x->acc == C1D_ACC_TRUNCATED && !bt) || (x->allow && !sq))
     return -1;
   const int per_tile = x->acc == C1D_ACC_TRUNCATED && x->kappa != 0.0;
-  if (full_pass_arrays(in, M, p) != 0) return -1;
+  const int64_t segs = (L + C1D_TILE_T - 1) / C1D_TILE_T;
+  if (full_pass_arrays(in, M, rows * segs, p) != 0) return -1;
   p->row_r2 = calloc((size_t)rows, sizeof *p->row_r2);
   p->row_count = calloc((size_t)rows, sizeof *p->row_count);
   p->row_beyond = calloc((size_t)rows, sizeof *p->row_beyond);
@@ -900,16 +903,20 @@ static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_p
       for (int64_t row = row0; row < row1; row++) {
         double row_r2 = p->row_r2[row]; /* carried on in element order */
         int64_t row_count = 0, row_exact = 0, row_beyond = 0;
+        double seg_inv = 0.0; /* of the segment at hand: c0 starts one */
         for (int64_t t = c0; t < c1; t++) {
           const int64_t i = row * L + t, k = (row - row0) * chunk_t + (t - c0), w = v[(t - c0) / C1D_TILE_T];
+          if (t > c0 && t % C1D_TILE_T == 0) {
+            p->seg_inv[row * segs + t / C1D_TILE_T - 1] = seg_inv;
+            seg_inv = 0.0;
+          }
           p->q2[i] = -1.0f;
-          p->inv_s2[i] = 0.0;
           if (!(s[k] > 0)) continue;
           const double y = in->ref[i], rv = r[w][k];
           p->q2[i] = (float)(q[w][k] * q[w][k]);
           p->sign[i] = !isfinite(rv) ? C1D_SIGN_NONE : rv > 0 ? C1D_SIGN_POS : rv < 0 ? C1D_SIGN_NEG : C1D_SIGN_NONE;
           row_r2 += rv * rv;
-          p->inv_s2[i] = 1.0 / (s[k] * s[k]);
+          seg_inv += 1.0 / (s[k] * s[k]);
           row_count++;
           row_exact += in->cand[i] == correctly_rounded(lay->out_dtype, y);
           const double act_any =
@@ -919,6 +926,7 @@ static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_p
             p->mark[i] = 1; /* beyond the worst case: offending whatever the tests say */
           }
         }
+        p->seg_inv[row * segs + (c1 - 1) / C1D_TILE_T] = seg_inv;
         p->row_r2[row] = row_r2;
         p->row_count[row] += row_count;
         p->row_exact[row] += row_exact;
@@ -1310,7 +1318,7 @@ static void classify_nonfinite(const c1d_classifier_input *in, unsigned char *ma
 /* Pass 1's counts over every element, and its sums of squares. */
 typedef struct pass1_counts {
   int64_t count, nonzero, low16, low13, ref_nonzero, ref_low16, ref_low13, fp16_range, beyond_det, beyond_prob,
-      beyond_tf32, exact;
+      beyond_tf32, exact, nonfinite; /* nonfinite: outputs NaN or Inf where the oracle is finite */
   double sum_sq_err, sum_sq_ref;
 } pass1_counts;
 
@@ -1335,9 +1343,10 @@ static int pass1_run(const c1d_classifier_input *in, pass1_counts *pc) {
     coef[3 * t + 2] = 2.0 * C1D_U_TF32_TRUNC + C1D_U_TF32_TRUNC * C1D_U_TF32_TRUNC + c1d_gamma(n, C1D_U_FP32);
   }
   int64_t count = 0, nonzero = 0, low16 = 0, low13 = 0, ref_nonzero = 0, ref_low16 = 0, ref_low13 = 0,
-          fp16_range = 0, beyond_det = 0, beyond_prob = 0, beyond_tf32 = 0, exact = 0;
+          fp16_range = 0, beyond_det = 0, beyond_prob = 0, beyond_tf32 = 0, exact = 0, nonfinite = 0;
 #pragma omp parallel for schedule(dynamic, 16) reduction(+ : count, nonzero, low16, low13, ref_nonzero, ref_low16, \
-                                                              ref_low13, fp16_range, beyond_det, beyond_prob, beyond_tf32, exact)
+                                                              ref_low13, fp16_range, beyond_det, beyond_prob, beyond_tf32, exact, \
+                                                              nonfinite)
   for (int64_t blk = 0; blk < blocks; blk++) {
     double sum_err = 0.0, sum_ref = 0.0;
     const int64_t end = (blk + 1) * PASS1_BLOCK < M ? (blk + 1) * PASS1_BLOCK : M;
@@ -1348,6 +1357,7 @@ static int pass1_run(const c1d_classifier_input *in, pass1_counts *pc) {
       count++;
       if (!isfinite(a)) {
         exact += isinf(a) && a == (float)y; /* the exact result is beyond float32: Inf is right */
+        nonfinite++;
         continue;
       }
       const int64_t t = i % lay->L, n = terms_of(lay, t) + 1;
@@ -1376,7 +1386,7 @@ static int pass1_run(const c1d_classifier_input *in, pass1_counts *pc) {
     block_sq[2 * blk + 1] = sum_ref;
   }
   *pc = (pass1_counts){count, nonzero, low16, low13, ref_nonzero, ref_low16, ref_low13, fp16_range, beyond_det,
-                       beyond_prob, beyond_tf32, exact, 0.0, 0.0};
+                       beyond_prob, beyond_tf32, exact, nonfinite, 0.0, 0.0};
   for (int64_t blk = 0; blk < blocks; blk++) pc->sum_sq_err += block_sq[2 * blk], pc->sum_sq_ref += block_sq[2 * blk + 1];
   free(block_sq), free(coef);
   return 0;
@@ -1440,11 +1450,11 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
     snprintf(out->fingerprint, sizeof out->fingerprint, fp16_range == nonzero ? "fp16" : "10-bit mantissa");
   }
 
-  // Non-finite outputs.
+  // Non-finite outputs (a pass of their own only where pass 1 saw some).
   unsigned char *nf_mark = calloc((size_t)(M > 0 ? M : 1), 1);
   if (!nf_mark) return -1;
-  nonfinite_counts nc;
-  classify_nonfinite(in, nf_mark, &nc);
+  nonfinite_counts nc = {0, 0, 0};
+  if (pc.nonfinite) classify_nonfinite(in, nf_mark, &nc);
   out->nonfinite = nc.bad + nc.overflow_possible;
   if (nc.bad > 0 || nc.overflow_possible > 0) {
     if (c1d_describe_marks(nf_mark, lay, count, &out->region)) {
@@ -1696,7 +1706,7 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
       snprintf(out->region.kind, sizeof out->region.kind, "none");
     }
   }
-  c1d_detection_limits(lay, fp.q2, fp.inv_s2, &ts, &out->detect_limit_32, &out->detect_limit_all);
+  c1d_detection_limits(lay, fp.q2, fp.seg_inv, &ts, &out->detect_limit_32, &out->detect_limit_all);
   c1d_trace_stage("classify: region, scattered tails, detection limits", &clock);
   const double share_exact = count ? 100.0 * (double)exact / (double)count : 0.0;
 

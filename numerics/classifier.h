@@ -166,10 +166,10 @@ typedef struct c1d_model_provider {
 #define C1D_SCRATCH_SETS 3 /* the most full passes alive at once */
 typedef struct c1d_classifier_scratch {
   struct {
-    int64_t capacity; /* elements */
+    int64_t capacity, seg_capacity; /* elements; 32-position row segments */
     int in_use;
     float *q2;
-    double *inv_s2;
+    double *seg_inv;
     unsigned char *mark, *sign;
   } set[C1D_SCRATCH_SETS];
 } c1d_classifier_scratch;

@@ -424,7 +424,7 @@ int c1d_run_tests(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q
   return 0;
 }
 
-void c1d_detection_limits(const c1d_layout *lay, const float *q2, const double *inv_s2,
+void c1d_detection_limits(const c1d_layout *lay, const float *q2, const double *seg_inv,
                           const c1d_test_result *tr, double *lim32, double *lim_all) {
   const int64_t rows = lay->N * lay->O, L = lay->L, segs = segs_of(lay);
   const double t32 = c1d_sum_upper_quantile_z((double)SEG, tr->mu, tr->var, tr->z_region);
@@ -437,13 +437,13 @@ void c1d_detection_limits(const c1d_layout *lay, const float *q2, const double *
   for (int64_t row = 0; row < rows; row++) {
     double row_q2 = 0.0, row_inv = 0.0;
     for (int64_t sg = 0; sg < segs; sg++) {
-      double sq = 0, inv = 0;
+      double sq = 0;
+      const double inv = seg_inv[row * segs + sg];
       int64_t c = 0;
       for (int64_t t = sg * SEG; t < L && t < sg * SEG + SEG; t++) {
         const int64_t i = row * L + t;
         if (q2[i] < 0) continue;
         sq += q2[i];
-        inv += inv_s2[i];
         c++;
       }
       row_q2 += sq;

@@ -51,8 +51,9 @@ int c1d_run_tests(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q
 const char *c1d_test_family_name(int family);
 
 /* The smallest constant offset the tests would catch on the worst 32-position row segment (lim32)
- * and on every element (lim_all). inv_s2: 1 / (F sigma)^2 per element (0 where not compared). */
-void c1d_detection_limits(const c1d_layout *lay, const float *q2, const double *inv_s2,
+ * and on every element (lim_all). seg_inv: per 32-position row segment (rows x segments), the sum of
+ * 1 / (F sigma)^2 over its compared elements (q2 >= 0) in t order. */
+void c1d_detection_limits(const c1d_layout *lay, const float *q2, const double *seg_inv,
                           const c1d_test_result *tr, double *lim32, double *lim_all);
 
 #ifdef __cplusplus

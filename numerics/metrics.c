@@ -71,7 +71,9 @@ static void add_element(partial *p, const c1d_metric_options *opt, const double 
     p->max_abs = err;
     p->argmax_abs = i;
   }
-  if (b != 0.0 && err / fabs(b) > p->max_rel) p->max_rel = err / fabs(b);
+  /* the division only where the ratio may exceed the maximum (the product's rounding cannot hide one) */
+  if (b != 0.0 && err >= p->max_rel * fabs(b) * (1.0 - 0x1p-40) && err / fabs(b) > p->max_rel)
+    p->max_rel = err / fabs(b);
   p->sum_sq_err += err * err;
   p->sum_sq_ref += b * b;
   p->fail_default += !c1d_allclose_element(a, b, C1D_DEFAULT_ATOL, C1D_DEFAULT_RTOL);

@@ -1,5 +1,5 @@
 /* C1D_TRACE_TIMES=1: each stage of an explanation and of the models it builds prints its wall time on
- * stderr ("time: STAGE 0.123 s"), for whoever makes the explainer faster. Off, it costs one getenv. */
+ * stderr ("time: +T STAGE 0.123 s", T: seconds since the first stage began), for whoever makes the explainer faster. Off, it costs one getenv. */
 #ifndef C1D_NUMERICS_TRACE_H
 #define C1D_NUMERICS_TRACE_H
 

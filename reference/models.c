@@ -229,6 +229,29 @@ C1D_CLONES static void row_add_half_ulps(double *restrict beta, const double *re
   for (int64_t i = 0; i < count; i++) beta[i] = beta[i] + half_ulp_toward_zero(acc[i]);
 }
 
+/* One whole step of C1D_TC_STEP terms (8) over positions that read x on every term: each position's sum
+ * stays in a register through the step's eight products (added in the terms' order), then its
+ * truncation bias: one load and store of acc per step, not per term. */
+C1D_CLONES static void row_step(double *restrict acc, double *restrict beta, const float *const *xs, const double *w,
+                                int64_t count) {
+  const float *restrict x0 = xs[0], *restrict x1 = xs[1], *restrict x2 = xs[2], *restrict x3 = xs[3];
+  const float *restrict x4 = xs[4], *restrict x5 = xs[5], *restrict x6 = xs[6], *restrict x7 = xs[7];
+  const double w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6], w7 = w[7];
+  for (int64_t i = 0; i < count; i++) {
+    double a = acc[i];
+    a = a + (double)x0[i] * w0;
+    a = a + (double)x1[i] * w1;
+    a = a + (double)x2[i] * w2;
+    a = a + (double)x3[i] * w3;
+    a = a + (double)x4[i] * w4;
+    a = a + (double)x5[i] * w5;
+    a = a + (double)x6[i] * w6;
+    a = a + (double)x7[i] * w7;
+    acc[i] = a;
+    beta[i] = beta[i] + half_ulp_toward_zero(a);
+  }
+}
+
 /* Positions per block of a row: its running sums and biases stay in the first-level cache while every
  * term passes over them. */
 #define TC_BLOCK 512
@@ -243,6 +266,8 @@ c1d_status c1d_tc_bias_full(const c1d_shape *s, const c1d_model_inputs *mi, cons
   const int64_t cg = c1d_cin_per_group(s), total = cg * s->K, L = s->L, blocks = (L + TC_BLOCK - 1) / TC_BLOCK;
   const int64_t full = s->states ? 0 : (c1d_pad(s) < L ? c1d_pad(s) : L);
   const int vector_products = mi->spec.products == C1D_ROUND_NONE;
+  /* From the padding's end, plain products (no split, no rounding) go a whole step at a time (row_step). */
+  const int by_steps = vector_products && !mi->x2 && C1D_TC_STEP == 8;
 #pragma omp parallel
   {
     /* index u = t - t0 */
@@ -258,8 +283,10 @@ c1d_status c1d_tc_bias_full(const c1d_shape *s, const c1d_model_inputs *mi, cons
 #pragma omp for schedule(dynamic, 4)
     for (int64_t job = 0; job < s->N * s->O * blocks; job++) {
       if (!ok) continue;
-      const int64_t no = job / blocks, t0 = job % blocks * TC_BLOCK, t1 = t0 + TC_BLOCK < L ? t0 + TC_BLOCK : L;
+      const int64_t no = job / blocks, t0 = job % blocks * TC_BLOCK, t_end = t0 + TC_BLOCK < L ? t0 + TC_BLOCK : L;
       const int64_t n = no / s->O, o = no % s->O, c0 = c1d_group_first_c(s, o);
+      /* [t0, t1): term by term below; [t1, t_end): every term reads x, by steps */
+      const int64_t pad = c1d_pad(s), t1 = by_steps ? (pad < t0 ? t0 : pad < t_end ? pad : t_end) : t_end;
       const int64_t edge_end = full < t1 ? full : t1; /* [t0, edge_end): counted one by one */
       const int64_t vec0 = full > t0 ? full : t0;    /* [vec0, t1): every term live */
       for (int64_t u = 0; u < t1 - t0; u++) {
@@ -298,11 +325,31 @@ c1d_status c1d_tc_bias_full(const c1d_shape *s, const c1d_model_inputs *mi, cons
               if (live[u]) bp[u] += half_ulp_toward_zero(acc[u]);
               live[u] = 0;
             }
-            row_add_half_ulps(bp + (vec0 - t0), acc + (vec0 - t0), t1 - vec0);
+            if (vec0 < t1) row_add_half_ulps(bp + (vec0 - t0), acc + (vec0 - t0), t1 - vec0);
           }
         }
+      if (t1 < t_end) {
+        /* init as above (the loop there ran to t1 only) */
+        for (int64_t u = t1 - t0; u < t_end - t0; u++) acc[u] = s->bias ? (double)b[o] : 0.0, bp[u] = 0.0;
+        for (int64_t j0 = 0; j0 < total; j0 += C1D_TC_STEP) {
+          const int64_t nj = total - j0 < C1D_TC_STEP ? total - j0 : C1D_TC_STEP;
+          const float *xs[C1D_TC_STEP];
+          double wv[C1D_TC_STEP];
+          for (int64_t jj = 0; jj < nj; jj++) {
+            const int64_t c = c0 + (j0 + jj) / s->K, k = (j0 + jj) % s->K;
+            xs[jj] = mi->x1 + c1d_x_index(s, n, c, t1 + c1d_source_time(s, 0, k)); /* x at t1 - shift */
+            wv[jj] = (double)mi->w1[c1d_w_index(s, o, c, k)];
+          }
+          if (nj == C1D_TC_STEP) {
+            row_step(acc + (t1 - t0), bp + (t1 - t0), xs, wv, t_end - t1);
+          } else { /* the last, partial step: term by term */
+            for (int64_t jj = 0; jj < nj; jj++) row_add_products(acc + (t1 - t0), xs[jj], wv[jj], t_end - t1);
+            row_add_half_ulps(bp + (t1 - t0), acc + (t1 - t0), t_end - t1);
+          }
+        }
+      }
       float *op = beta_pad + c1d_y_index(s, n, o, 0), *ol = beta_live + c1d_y_index(s, n, o, 0);
-      for (int64_t t = t0; t < t1; t++) {
+      for (int64_t t = t0; t < t_end; t++) {
         const int64_t u = t - t0;
         const double slope = act_slope(s, acc[u]);
         op[t] = (float)(bp[u] * slope);
