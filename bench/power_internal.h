@@ -50,7 +50,8 @@ enum {
   POWER_ACC_TORCH_BF16,   /* PyTorch's conv1d (and SiLU) on bf16 tensors */
   POWER_ACC_BF16_PRODUCTS, /* each product rounded to bf16, then an fp32 add; param 1: reversed order */
   POWER_ACC_FP16_SUMS,    /* acc = fp16(b); acc = fp16(fma(x, w, acc)); param 1: reversed order */
-  POWER_ACC_ONEDNN        /* oneDNN's convolution (power_onednn.c) */
+  POWER_ACC_ONEDNN,       /* oneDNN's convolution (power_onednn.c) */
+  POWER_ACC_BLIS          /* im2col, BLIS's SGEMM onto y = b (per group; power_blis.c) */
 };
 
 /* y (N*O*L) from x, w, b (NULL without bias) and st (the initial states, NULL without) in order acc
@@ -70,6 +71,13 @@ c1d_status power_onednn(const c1d_shape *s, const float *x, const float *w, cons
                         float *y);
 /* Whether libdnnl can be opened here (the oneDNN order is left out otherwise). */
 int power_onednn_available(void);
+
+/* The same by im2col and BLIS's SGEMM (bli_sgemm, one thread), one per group. C1D_ERR_NO_MEMORY, or
+ * C1D_ERR_UNSUPPORTED without libblis. */
+c1d_status power_blis(const c1d_shape *s, const float *x, const float *w, const float *b, const float *st,
+                      float *y);
+/* Whether libblis can be opened here (the BLIS order is left out otherwise). */
+int power_blis_available(void);
 
 /* SiLU in float32 the way libm users write it, v / (1 + expf(-v)): a second SiLU beside convlab's
  * c1d_silu_f32 (power_sums.c). */

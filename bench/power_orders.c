@@ -41,6 +41,8 @@ static const power_order orders[] = {
      POWER_ACC_SGEMM, 0, POWER_STORE_FP32, POWER_ON_ANY, POWER_NEED_NONE, NULL},
     {"onednn_conv", "oneDNN's convolution in float32 (libdnnl, the algorithm it picks, one thread)",
      POWER_IN_NONE, POWER_ACC_ONEDNN, 0, POWER_STORE_FP32, POWER_ON_ANY, POWER_NEED_NONE, NULL},
+    {"blis_sgemm", "im2col, then BLIS's SGEMM onto y = b (libblis, its kernels for this CPU, one thread)",
+     POWER_IN_NONE, POWER_ACC_BLIS, 0, POWER_STORE_FP32, POWER_ON_ANY, POWER_NEED_NONE, NULL},
     {"torch_conv1d", "PyTorch's CPU conv1d in float32 (python3-torch)", POWER_IN_NONE, POWER_ACC_TORCH, 0,
      POWER_STORE_FP32, POWER_ON_ANY, POWER_NEED_NONE, NULL},
     {"tf32_rna", "x, w rounded to TF32 (nearest, ties away); naive fp32 sum", POWER_IN_TF32_RNA,
@@ -135,6 +137,7 @@ int power_order_applies(int order, const power_case *c, int use_torch) {
   if (!(d->on & on) || !needs_met(d->need, &c->s)) return 0;
   if ((d->acc == POWER_ACC_TORCH || d->acc == POWER_ACC_TORCH_BF16) && !use_torch) return 0;
   if (d->acc == POWER_ACC_ONEDNN && !power_onednn_available()) return 0;
+  if (d->acc == POWER_ACC_BLIS && !power_blis_available()) return 0;
   if (d->input == POWER_IN_FP16 && !(fits_fp16(c) && c->max_abs_x <= 65504.0 && c->max_abs_w <= 65504.0))
     return 0;
   if (power_order_store_of(order, c) == POWER_STORE_FP16 && !(fits_fp16(c) && c->max_abs_ref < 65000.0)) return 0;
@@ -177,6 +180,8 @@ c1d_status power_order_run(int order, power_case *c, power_torch_y torch, float 
     st = power_sgemm(s, c->xr[d->input], c->wr[d->input], c->b, c->st, sum_out);
   } else if (d->acc == POWER_ACC_ONEDNN) {
     st = power_onednn(s, c->xr[d->input], c->wr[d->input], c->b, c->st, sum_out);
+  } else if (d->acc == POWER_ACC_BLIS) {
+    st = power_blis(s, c->xr[d->input], c->wr[d->input], c->b, c->st, sum_out);
   } else {
     st = power_sum(d->acc, d->param, c->p.seed, s, c->xr[d->input], c->wr[d->input], c->b, c->st, sum_out);
   }

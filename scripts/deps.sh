@@ -11,6 +11,8 @@ purpose=${1:-run}
 #   libopenblas-dev          the oracle benchmark's im2col + DGEMM comparison
 #   libdnnl-dev              oneDNN's header for the onednn_fp32 row (the CPU library baseline; libdnnl2,
 #                            which it brings, is opened at run time) and the power benchmark's oneDNN output
+#   libblis-dev              BLIS, a second BLAS (its own SGEMM kernels per CPU): one of the power benchmark's
+#                            correct outputs (opened at run time, beside OpenBLAS)
 #   libcriterion-dev         the unit tests (Criterion)
 #   python3-numpy            .npy interoperability tests and the notebooks
 #   python3-nbconvert, python3-ipykernel, python3-matplotlib   executing the notebooks in the tests
@@ -19,7 +21,7 @@ purpose=${1:-run}
 #                            tests/test_power.c)
 #   clang, libclang-rt-dev, libomp-dev   the fuzz targets (libFuzzer and the sanitizers' runtimes come
 #                            with clang's runtime libraries; clang's OpenMP for the code they link)
-packages=(cmake gcc g++ make libcjson-dev libopenblas-dev libdnnl-dev libcriterion-dev)
+packages=(cmake gcc g++ make libcjson-dev libopenblas-dev libdnnl-dev libblis-dev libcriterion-dev)
 if [ "$purpose" = test ]; then
   packages+=(python3-numpy python3-nbconvert python3-ipykernel python3-matplotlib chromium fonts-dejavu-core
              python3-torch)

@@ -94,9 +94,9 @@ Test(power, every_fp32_order_equals_the_oracle_rounded_once_on_integer_inputs) {
     free(unstored);
     power_case_free(&c);
   }
-  /* 13 orders (14 with oneDNN's, where libdnnl is here) on the 3 dense shapes and on the 2 operator
-   * shapes without SiLU (fp16 and bf16 outputs). */
-  const int orders = 13 + power_onednn_available();
+  /* 13 orders (one more each with oneDNN's and BLIS's, where libdnnl and libblis are here) on the 3
+   * dense shapes and on the 2 operator shapes without SiLU (fp16 and bf16 outputs). */
+  const int orders = 13 + power_onednn_available() + power_blis_available();
   cr_assert_eq(checked, 5 * orders);
   cr_assert_eq(operator_checked, 2 * orders);
 }
@@ -138,12 +138,13 @@ Test(power, every_correct_output_lies_inside_its_proof_bound) {
     cr_expect(r->in_bound, "%s on problem %d (%s %s) lies outside its proof bound", c1d_power_order_name(r->order),
               r->problem, r->variant, c1d_power_dist_name(r->dist));
   }
-  /* Every order ran. Dense: 21 orders (22 with oneDNN's, where libdnnl is here), two of which (fp16) skip
+  /* Every order ran. Dense: 21 orders (one more each with oneDNN's and BLIS's where libdnnl and libblis
+   * are here), two of which (fp16) skip
    * two distributions, on 3 shapes. The operator: 14 contract orders (15; PyTorch's among them) on every
    * problem, and on the bf16 SiLU shape (4
    * distributions) PyTorch in bf16 and the two bf16-product orders, on the fp16 shape (4) the two
    * fp16-sum orders, on the grouped bf16 shape (4) PyTorch in bf16 and the two bf16-product orders. */
-  const int dnnl = power_onednn_available();
+  const int dnnl = power_onednn_available() + power_blis_available();
   cr_assert_eq(runs[C1D_POWER_DENSE], 3 * ((21 + dnnl) * C1D_POWER_DIST_COUNT - 2 * 2));
   cr_assert_eq(runs[C1D_POWER_OPERATOR], 4 * (14 + dnnl + 3) + 4 * (14 + dnnl + 2) + 4 * (14 + dnnl + 3));
   c1d_power_results_free(&res);
