@@ -47,14 +47,7 @@ c1d_status power_blis(const c1d_shape *s, const float *x, const float *w, const 
   if (!col) return c1d_fail(C1D_ERR_NO_MEMORY, "power: cannot allocate im2col (%lld floats)", (long long)(CK * L));
   const float one = 1.0f;
   for (int64_t n = 0; n < s->N; n++) {
-    for (int64_t c = 0; c < s->C; c++)
-      for (int64_t k = 0; k < s->K; k++) {
-        float *dst = col + (c * s->K + k) * L;
-        for (int64_t t = 0; t < L; t++) dst[t] = c1d_x_at(s, x, st, n, c, c1d_source_time(s, t, k));
-      }
-    float *yn = y + c1d_y_index(s, n, 0, 0);
-    for (int64_t o = 0; o < s->O; o++)
-      for (int64_t t = 0; t < L; t++) yn[o * L + t] = b ? b[o] : 0.0f;
+    float *yn = power_im2col_and_bias(s, x, b, st, n, col, y);
     /* row-major: row strides gk, L and L, column strides 1 */
     for (int64_t g = 0; g < G; g++)
       sgemm(0, 0, (long)og, (long)L, (long)gk, &one, w + g * og * gk, (long)gk, 1, col + g * gk * L, (long)L, 1, &one,

@@ -61,6 +61,12 @@ enum {
 c1d_status power_sum(int acc, int param, uint64_t seed, const c1d_shape *s, const float *x,
                      const float *w, const float *b, const float *st, float *y);
 
+/* The columns of batch element n (col: (C*K) x L, row c*K + k holds x at t + k*D - (K-1)*D, the states or
+ * 0 before t = 0) and its output rows prefilled with the bias (or 0); returns y's rows of n. For the
+ * GEMM orders (power_sgemm.c, power_blis.c). */
+float *power_im2col_and_bias(const c1d_shape *s, const float *x, const float *b, const float *st, int64_t n,
+                             float *col, float *y);
+
 /* The same by im2col and OpenBLAS's SGEMM, one per group. C1D_ERR_NO_MEMORY. */
 c1d_status power_sgemm(const c1d_shape *s, const float *x, const float *w, const float *b, const float *st,
                        float *y);
