@@ -419,9 +419,10 @@ void c1d_explainer_release(c1d_explainer *ex) {
 }
 
 double c1d_explainer_host_bytes(const c1d_shape *s) {
-  /* The naive output, sigma and the repeat flags (4 + 4 + 1 bytes), the classification's q^2, 1/sigma^2,
-   * marks and signs (4 + 8 + 1 + 1, kept between outputs), and one model's full arrays at a time in practice (prediction and two
-   * truncation biases: 12); the sample's arrays are small. */
+  /* The naive output, sigma and the repeat flags (4 + 4 + 1 bytes), the classification's q^2, marks and
+   * signs (4 + 1 + 1, and 1/sigma^2 per 32-element segment; kept between outputs, a second set where a
+   * second full pass runs: 6.25 each), and one model's full arrays at a time in practice (prediction and
+   * two truncation biases: 12); 35 in all, rounded up. The sample's arrays are small. */
   /* With an activation also the magnitudes after it and the sums before it (8 + 4). */
   return (double)c1d_y_count(s) * (35.0 + (s->act != C1D_ACT_NONE ? 12.0 : 0.0)) + (double)C1D_EXPLAIN_SAMPLE * 8.0 * 24.0;
 }

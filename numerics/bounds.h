@@ -30,6 +30,11 @@ double c1d_bound_prob(int64_t n, double m, double u, double lambda);
  * (2*ut + ut^2 + gamma_n(u)) * m. The input rounding does not grow with n. */
 double c1d_bound_tf32(int64_t n, double m, double ut, double u);
 
+/* The factors of m in c1d_bound_prob and c1d_bound_tf32 (each bound is its factor times m, the same
+ * bits): for loops that take them once per position. */
+double c1d_bound_prob_factor(int64_t n, double u, double lambda);
+double c1d_bound_tf32_factor(int64_t n, double ut, double u);
+
 #ifdef __cplusplus
 }
 #endif

@@ -757,56 +757,49 @@ typedef struct full_pass {
   int *lease;             /* the scratch set's in_use flag where the element arrays are borrowed, else NULL */
 } full_pass;
 
+static void full_pass_arrays_free(float *q2, double *seg_inv, unsigned char *mark, unsigned char *sign) {
+  free(q2), free(seg_inv), free(mark), free(sign);
+}
+
 static void full_pass_free(full_pass *p) {
-  if (p->lease)
-    *p->lease = 0;
-  else
-    free(p->q2), free(p->seg_inv), free(p->mark), free(p->sign);
+  if (!p->lease) full_pass_arrays_free(p->q2, p->seg_inv, p->mark, p->sign);
+  else *p->lease = 0;
   free(p->row_r2), free(p->row_count), free(p->row_beyond), free(p->row_exact);
 }
 
 void c1d_classifier_scratch_free(c1d_classifier_scratch *s) {
   for (int k = 0; k < C1D_SCRATCH_SETS; k++)
-    free(s->set[k].q2), free(s->set[k].seg_inv), free(s->set[k].mark), free(s->set[k].sign);
+    full_pass_arrays_free(s->set[k].q2, s->set[k].seg_inv, s->set[k].mark, s->set[k].sign);
   memset(s, 0, sizeof *s);
 }
 
-/* The element arrays of a full pass over M elements (and `segs` row segments): a free scratch set (made to
- * size, mark and sign zeroed), or new ones. -1 without memory (nothing held then). */
+/* The element arrays of a full pass over M elements (and `segs` row segments), which full_pass_run
+ * writes whole: a free scratch set (made to size), or new ones. -1 without memory (nothing held then). */
 static int full_pass_arrays(const c1d_classifier_input *in, int64_t M, int64_t segs, full_pass *p) {
   c1d_classifier_scratch *sc = in->scratch;
-  for (int k = 0; sc && k < C1D_SCRATCH_SETS; k++) {
-    if (sc->set[k].in_use) continue;
-    if (sc->set[k].capacity != M || sc->set[k].seg_capacity != segs) {
-      free(sc->set[k].q2), free(sc->set[k].seg_inv), free(sc->set[k].mark), free(sc->set[k].sign);
-      sc->set[k].q2 = malloc((size_t)M * sizeof *sc->set[k].q2);
-      sc->set[k].seg_inv = malloc((size_t)(segs > 0 ? segs : 1) * sizeof *sc->set[k].seg_inv);
-      sc->set[k].mark = malloc((size_t)M);
-      sc->set[k].sign = malloc((size_t)M);
-      sc->set[k].capacity = M;
-      sc->set[k].seg_capacity = segs;
-      if (!sc->set[k].q2 || !sc->set[k].seg_inv || !sc->set[k].mark || !sc->set[k].sign) {
-        free(sc->set[k].q2), free(sc->set[k].seg_inv), free(sc->set[k].mark), free(sc->set[k].sign);
-        memset(&sc->set[k], 0, sizeof sc->set[k]);
-        return -1;
-      }
+  int k = 0;
+  while (sc && k < C1D_SCRATCH_SETS && sc->set[k].in_use) k++;
+  const int lease = sc && k < C1D_SCRATCH_SETS;
+  if (lease && sc->set[k].capacity == M && sc->set[k].seg_capacity == segs) {
+    p->q2 = sc->set[k].q2, p->seg_inv = sc->set[k].seg_inv, p->mark = sc->set[k].mark, p->sign = sc->set[k].sign;
+  } else {
+    if (lease) full_pass_arrays_free(sc->set[k].q2, sc->set[k].seg_inv, sc->set[k].mark, sc->set[k].sign);
+    p->q2 = malloc((size_t)M * sizeof *p->q2);
+    p->seg_inv = malloc((size_t)(segs > 0 ? segs : 1) * sizeof *p->seg_inv);
+    p->mark = malloc((size_t)(M > 0 ? M : 1));
+    p->sign = malloc((size_t)(M > 0 ? M : 1));
+    const int ok = p->q2 && p->seg_inv && p->mark && p->sign;
+    if (lease) /* the set now holds these (or nothing) */
+      sc->set[k] = ok ? (c1d_scratch_set){M, segs, 0, p->q2, p->seg_inv, p->mark, p->sign} : (c1d_scratch_set){0};
+    if (!ok) {
+      full_pass_arrays_free(p->q2, p->seg_inv, p->mark, p->sign);
+      p->q2 = NULL, p->seg_inv = NULL, p->mark = p->sign = NULL;
+      return -1;
     }
-    unsigned char *mark = sc->set[k].mark, *sign = sc->set[k].sign;
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < M; i++) mark[i] = 0, sign[i] = C1D_SIGN_NONE;
+  }
+  if (lease) {
     sc->set[k].in_use = 1;
     p->lease = &sc->set[k].in_use;
-    p->q2 = sc->set[k].q2, p->seg_inv = sc->set[k].seg_inv, p->mark = mark, p->sign = sign;
-    return 0;
-  }
-  p->q2 = malloc((size_t)M * sizeof *p->q2);
-  p->seg_inv = malloc((size_t)(segs > 0 ? segs : 1) * sizeof *p->seg_inv);
-  p->mark = calloc((size_t)M, 1);
-  p->sign = calloc((size_t)M, 1);
-  if (!p->q2 || !p->seg_inv || !p->mark || !p->sign) {
-    free(p->q2), free(p->seg_inv), free(p->mark), free(p->sign);
-    p->q2 = NULL, p->seg_inv = NULL, p->mark = p->sign = NULL;
-    return -1;
   }
   return 0;
 }
@@ -910,7 +903,9 @@ static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_p
             p->seg_inv[row * segs + t / C1D_TILE_T - 1] = seg_inv;
             seg_inv = 0.0;
           }
-          p->q2[i] = -1.0f;
+          p->q2[i] = -1.0f; /* every element's q2, sign and mark written here: the arrays come unset */
+          p->sign[i] = C1D_SIGN_NONE;
+          p->mark[i] = 0;
           if (!(s[k] > 0)) continue;
           const double y = in->ref[i], rv = r[w][k];
           p->q2[i] = (float)(q[w][k] * q[w][k]);
@@ -1339,8 +1334,8 @@ static int pass1_run(const c1d_classifier_input *in, pass1_counts *pc) {
   for (int64_t t = 0; t < lay->L; t++) {
     const int64_t n = terms_of(lay, t) + 1;
     coef[3 * t] = c1d_gamma(n, C1D_U_FP32);
-    coef[3 * t + 1] = C1D_DEFAULT_LAMBDA * sqrt((double)n) * C1D_U_FP32;
-    coef[3 * t + 2] = 2.0 * C1D_U_TF32_TRUNC + C1D_U_TF32_TRUNC * C1D_U_TF32_TRUNC + c1d_gamma(n, C1D_U_FP32);
+    coef[3 * t + 1] = c1d_bound_prob_factor(n, C1D_U_FP32, C1D_DEFAULT_LAMBDA);
+    coef[3 * t + 2] = c1d_bound_tf32_factor(n, C1D_U_TF32_TRUNC, C1D_U_FP32);
   }
   int64_t count = 0, nonzero = 0, low16 = 0, low13 = 0, ref_nonzero = 0, ref_low16 = 0, ref_low13 = 0,
           fp16_range = 0, beyond_det = 0, beyond_prob = 0, beyond_tf32 = 0, exact = 0, nonfinite = 0;

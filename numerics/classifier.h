@@ -164,14 +164,15 @@ typedef struct c1d_model_provider {
  * the kernel's zeroing each, on 16 cores as much as the pass itself. Owned by the caller (zeroed with
  * {0}), released with c1d_classifier_scratch_free; one classification at a time uses it. */
 #define C1D_SCRATCH_SETS 3 /* the most full passes alive at once */
+typedef struct c1d_scratch_set {
+  int64_t capacity, seg_capacity; /* elements; 32-position row segments */
+  int in_use;
+  float *q2;
+  double *seg_inv;
+  unsigned char *mark, *sign;
+} c1d_scratch_set;
 typedef struct c1d_classifier_scratch {
-  struct {
-    int64_t capacity, seg_capacity; /* elements; 32-position row segments */
-    int in_use;
-    float *q2;
-    double *seg_inv;
-    unsigned char *mark, *sign;
-  } set[C1D_SCRATCH_SETS];
+  c1d_scratch_set set[C1D_SCRATCH_SETS];
 } c1d_classifier_scratch;
 
 void c1d_classifier_scratch_free(c1d_classifier_scratch *s);

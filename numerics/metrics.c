@@ -178,7 +178,7 @@ int c1d_metrics_compute(const float *cand, const double *ref, int64_t count,
   for (int64_t t = 0; t < positions; t++) {
     const int64_t n = (opt->terms_t ? opt->terms_t[t] : 1) + 1; /* + 1: the bias (or start) */
     coef[2 * t] = c1d_gamma(n, opt->u);
-    coef[2 * t + 1] = opt->lambda * sqrt((double)n) * opt->u;
+    coef[2 * t + 1] = c1d_bound_prob_factor(n, opt->u, opt->lambda);
   }
   int failed = 0;
 #pragma omp parallel reduction(| : failed)

@@ -87,27 +87,27 @@ void c1d_model_inputs_view(const float *x, const float *w, const float *st, c1d_
 /* The model's product of input (n, c, src) and weight index iw, exactly, in float64. */
 static inline double model_product(const c1d_shape *s, const c1d_model_inputs *mi, int64_t n, int64_t c,
                                    int64_t src, int64_t iw) {
+  /* The model's factors: big parts (or the rounded values) x1, w1 and, split, small parts x2, w2. A view
+   * rounds or splits as it reads, to the values c1d_model_inputs_make stores. */
+  float x1, w1, x2 = 0.0f, w2 = 0.0f;
+  int split = 0;
   if (mi->on_read) {
-    /* the values c1d_model_inputs_make would have stored: round_copy's, or split_copy's */
-    float xv = c1d_x_at(s, mi->x1, mi->s1, n, c, src), wv = mi->w1[iw];
-    if (mi->spec.split3) {
-      float xb, xs, wb, ws;
-      c1d_split_tf32(xv, &xb, &xs);
-      c1d_split_tf32(wv, &wb, &ws);
-      const double p = (double)xb * (double)wb;
-      if (mi->spec.products != C1D_ROUND_NONE) return (double)c1d_round_as(mi->spec.products, (float)p);
-      return p + (double)xb * (double)ws + (double)xs * (double)wb;
+    const float xv = c1d_x_at(s, mi->x1, mi->s1, n, c, src), wv = mi->w1[iw];
+    if ((split = mi->spec.split3) != 0) {
+      c1d_split_tf32(xv, &x1, &x2);
+      c1d_split_tf32(wv, &w1, &w2);
+    } else {
+      x1 = c1d_round_as(mi->spec.x, xv);
+      w1 = c1d_round_as(mi->spec.w, wv);
     }
-    xv = c1d_round_as(mi->spec.x, xv);
-    wv = c1d_round_as(mi->spec.w, wv);
-    const double p = (double)xv * (double)wv;
-    return mi->spec.products != C1D_ROUND_NONE ? (double)c1d_round_as(mi->spec.products, (float)p) : p;
+  } else {
+    x1 = c1d_x_at(s, mi->x1, mi->s1, n, c, src), w1 = mi->w1[iw];
+    if ((split = mi->x2 != NULL) != 0) x2 = c1d_x_at(s, mi->x2, mi->s2, n, c, src), w2 = mi->w2[iw];
   }
-  const double p = (double)c1d_x_at(s, mi->x1, mi->s1, n, c, src) * (double)mi->w1[iw];
+  const double p = (double)x1 * (double)w1;
   if (mi->spec.products != C1D_ROUND_NONE) return (double)c1d_round_as(mi->spec.products, (float)p);
-  if (!mi->x2) return p;
-  return p + (double)c1d_x_at(s, mi->x1, mi->s1, n, c, src) * (double)mi->w2[iw] +
-         (double)c1d_x_at(s, mi->x2, mi->s2, n, c, src) * (double)mi->w1[iw];
+  if (!split) return p;
+  return p + (double)x1 * (double)w2 + (double)x2 * (double)w1;
 }
 
 static double act_of(const c1d_shape *s, double v) { return s->act == C1D_ACT_SILU ? c1d_silu_f64(v) : v; }
