@@ -2,6 +2,7 @@
 #include "harness/atomic_file.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -84,35 +85,65 @@ void c1d_atomic_abort(c1d_atomic_file *af) {
   release(af);
 }
 
-c1d_status c1d_make_dirs(const char *dir) { return c1d_make_dirs_tracked(dir, NULL); }
+c1d_status c1d_make_dirs(const char *dir) {
+  char *made = NULL;
+  const c1d_status st = c1d_make_dirs_tracked(dir, &made); /* tracked: a failure takes them away */
+  free(made);
+  return st;
+}
+
+c1d_status c1d_check_path_length(const char *dir) {
+  const size_t len = strlen(dir);
+  if (len >= PATH_MAX)
+    return c1d_fail(C1D_ERR_IO, "%s: the path is %zu bytes long; this system takes at most %d", dir, len,
+                    PATH_MAX - 1);
+  for (const char *s = dir; *s;) {
+    const size_t part = strcspn(s, "/");
+    if (part > NAME_MAX)
+      return c1d_fail(C1D_ERR_IO, "%s: a part of the path is %zu bytes long; this system takes at most %d",
+                      dir, part, NAME_MAX);
+    s += part;
+    s += strspn(s, "/");
+  }
+  return C1D_OK;
+}
 
 c1d_status c1d_make_dirs_tracked(const char *dir, char **created) {
   c1d_status st = C1D_OK;
   if (created) *created = NULL;
   if (dir[0] == '\0') return c1d_fail(C1D_ERR_IO, "empty directory name");
+  if ((st = c1d_check_path_length(dir)) != C1D_OK) return st;
   char *p = strdup(dir);
   if (!p) return c1d_fail(C1D_ERR_NO_MEMORY, "%s: out of memory", dir);
-  /* Create each prefix ending at a '/', then the whole path. */
-  for (char *s = p + 1;; s++) {
-    int end = *s == '\0';
-    if (*s != '/' && !end) continue;
-    *s = '\0';
-    struct stat sb;
-    if (mkdir(p, 0777) == 0) {
-      if (created && !*created && !(*created = strdup(p))) {
-        st = c1d_fail(C1D_ERR_NO_MEMORY, "%s: out of memory", dir);
+  /* Create each prefix ending at a '/', then the whole path. A part that vanishes under us (another
+   * run's check removing the directories it made for its probe) means starting again. */
+  for (int attempt = 0;; attempt++) {
+    int vanished = 0;
+    strcpy(p, dir);
+    for (char *s = p + 1;; s++) {
+      int end = *s == '\0';
+      if (*s != '/' && !end) continue;
+      *s = '\0';
+      struct stat sb;
+      if (mkdir(p, 0777) == 0) {
+        if (created && !*created && !(*created = strdup(p))) {
+          st = c1d_fail(C1D_ERR_NO_MEMORY, "%s: out of memory", dir);
+          goto done;
+        }
+      } else if (errno != EEXIST) {
+        if ((vanished = errno == ENOENT && attempt < 20)) break;
+        st = c1d_fail(C1D_ERR_IO, "cannot create directory %s: %s", p, strerror(errno));
         goto done;
       }
-    } else if (errno != EEXIST) {
-      st = c1d_fail(C1D_ERR_IO, "cannot create directory %s: %s", p, strerror(errno));
-      goto done;
+      if (stat(p, &sb) != 0 && (vanished = errno == ENOENT && attempt < 20)) break;
+      if (stat(p, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+        st = c1d_fail(C1D_ERR_IO, "%s exists and is not a directory", p);
+        goto done;
+      }
+      if (end) break;
+      *s = '/';
     }
-    if (stat(p, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
-      st = c1d_fail(C1D_ERR_IO, "%s exists and is not a directory", p);
-      goto done;
-    }
-    if (end) break;
-    *s = '/';
+    if (!vanished) break;
   }
 done:
   free(p);

@@ -29,6 +29,10 @@ c1d_status c1d_atomic_commit(c1d_atomic_file *af);
 /* Closes and removes the temporary file; the final path is untouched. Safe on a zeroed or released af. */
 void c1d_atomic_abort(c1d_atomic_file *af);
 
+/* Whether the system can take dir as a path (PATH_MAX, NAME_MAX for each part): C1D_ERR_IO saying which
+ * limit, so that nothing is made for a path that cannot exist (thousands of levels left behind). */
+c1d_status c1d_check_path_length(const char *dir);
+
 /* Creates dir and its missing parents (mode 0777 before umask). C1D_ERR_IO naming the part that failed,
  * or a part that exists and is not a directory. */
 c1d_status c1d_make_dirs(const char *dir);

@@ -31,6 +31,7 @@
 #include "harness/atomic_file.h"
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/escape.h"
 #include "harness/execute.h"
 #include "harness/inputs.h"
 #include "harness/machine.h"
@@ -485,7 +486,7 @@ static int write_json(const char *path, cJSON *root) {
     return 1;
   }
   if (c1d_atomic_open(&af, path) != C1D_OK) {
-    fprintf(stderr, "convlab bench: %s\n", c1d_error_detail());
+    c1d_print_line(stderr, "convlab bench: %s", c1d_error_detail());
     free(text);
     return 1;
   }
@@ -493,7 +494,7 @@ static int write_json(const char *path, cJSON *root) {
   fputc('\n', af.f);
   free(text);
   if (c1d_atomic_commit(&af) != C1D_OK) {
-    fprintf(stderr, "convlab bench: %s\n", c1d_error_detail());
+    c1d_print_line(stderr, "convlab bench: %s", c1d_error_detail());
     return 1;
   }
   return 0;
@@ -508,7 +509,7 @@ static int save_inputs(const char *dir, const c1d_shape *s, const float *x, cons
   const int64_t *shapes[4] = {xs, ws, bs, ss};
   const int ndims[4] = {3, 3, 1, 3};
   if (c1d_make_dirs(dir) != C1D_OK) {
-    fprintf(stderr, "convlab bench: %s\n", c1d_error_detail());
+    c1d_print_line(stderr, "convlab bench: %s", c1d_error_detail());
     return 1;
   }
   for (int i = 0; i < 4; i++) {
@@ -517,7 +518,8 @@ static int save_inputs(const char *dir, const c1d_shape *s, const float *x, cons
     c1d_status st = path ? c1d_npy_write_f32(path, data[i], ndims[i], shapes[i]) : C1D_ERR_NO_MEMORY;
     free(path);
     if (st != C1D_OK) {
-      fprintf(stderr, "convlab bench: %s\n", st == C1D_ERR_NO_MEMORY ? "out of memory" : c1d_error_detail());
+      c1d_print_line(stderr, "convlab bench: %s",
+                     st == C1D_ERR_NO_MEMORY ? "out of memory" : c1d_error_detail());
       return 1;
     }
   }

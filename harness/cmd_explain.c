@@ -18,6 +18,7 @@
 #include "harness/cli.h"
 #include "harness/cmd_shared.h"
 #include "harness/commands.h"
+#include "harness/escape.h"
 #include "harness/report.h"
 #include "harness/report_files.h"
 #include "harness/runner.h"
@@ -46,7 +47,7 @@ static const char description[] =
 
 typedef struct explain_args {
   int64_t D;
-  int json, html, estimate;
+  int json, html, estimate, allow_long;
   double lambda;
   const char *oracle, *out;
   const char *x, *w, *b, *states, *case_path;
@@ -72,6 +73,7 @@ static int option_table(explain_args *a, c1d_option *o) {
       {"--out", C1D_OPT_STRING, &a->out, 0, 0, "DIR", "write report.json, report.csv, report.txt", 0},
       {"--html", C1D_OPT_FLAG, &a->html, 0, 0, NULL, "with --out: also report.html, plots that open offline", 0},
       {"--estimate", C1D_OPT_FLAG, &a->estimate, 0, 0, NULL, "say how big the work is and how long it takes here; stop", 0},
+      {"--allow-long", C1D_OPT_FLAG, &a->allow_long, 0, 0, NULL, "run even when estimated beyond 24 h (else refused)", 0},
   };
   _Static_assert(sizeof t / sizeof t[0] + C1D_PROBLEM_OPTIONS <= MAX_OPTS, "MAX_OPTS is too small");
   const int n = (int)(sizeof t / sizeof t[0]);
@@ -180,8 +182,7 @@ static cJSON *verdict_json(const c1d_explanation *e, const c1d_metrics *m, const
 
 // --- the steps -----------------------------------------------------------------------------------
 
-/* Where the inputs come from: the .npy files, headers first (shape, every y), then the data; or the case,
- * read whole. */
+/* Where the inputs come from: the .npy files or the case, headers first (shape, every y), then the data. */
 static c1d_status load_inputs(const explain_args *a, c1d_user_files *u, c1d_run_config *cfg,
                               c1d_run_estimate *est) {
   c1d_status st;
@@ -197,9 +198,10 @@ static c1d_status load_inputs(const explain_args *a, c1d_user_files *u, c1d_run_
   if ((st = c1d_user_files_shape(u, &cfg->shape)) != C1D_OK) return st;
   if ((st = c1d_run_check_memory(cfg, "these files")) != C1D_OK) return st;
   if (a->out && (st = c1d_report_files_check(a->out)) != C1D_OK) return st; /* before the work */
-  if (a->estimate) return c1d_announce_estimate("explain", cfg, 1, est); /* before reading any data */
+  if (a->estimate) /* before reading any data */
+    return c1d_announce_estimate("explain", cfg, 1, a->allow_long, est);
   if ((st = c1d_user_files_load("explain", u, cfg)) != C1D_OK) return st;
-  return c1d_announce_estimate("explain", cfg, 0, est);
+  return c1d_announce_estimate("explain", cfg, 0, a->allow_long, est);
 }
 
 /* The verdicts on stdout (text or JSON), then the report files under --out. */
@@ -215,7 +217,8 @@ static c1d_status emit(const explain_args *a, int argc, char **argv, const c1d_r
       break;
     }
     if (!a->json) {
-      if (ys->n > 1) printf("%s%s: ", i ? "\n" : "", res->impls[i].name);
+      char name[400];
+      if (ys->n > 1) printf("%s%s: ", i ? "\n" : "", c1d_escape_text(res->impls[i].name, name, sizeof name));
       print_text(&t->explanation, &t->metrics, &cfg->shape);
       continue;
     }

@@ -7,6 +7,7 @@
 
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/escape.h"
 #include "harness/machine.h"
 #include "harness/registry.h"
 #include "reference/status.h"
@@ -14,10 +15,10 @@
 int c1d_cmd_error(const char *cmd, int status) {
   const char *detail = c1d_error_detail()[0] ? c1d_error_detail() : c1d_strerror((c1d_status)status);
   if (status == C1D_ERR_USAGE) {
-    fprintf(stderr, "convlab %s: %s (see convlab %s --help)\n", cmd, detail, cmd);
+    c1d_print_line(stderr, "convlab %s: %s (see convlab %s --help)", cmd, detail, cmd);
     return C1D_EXIT_USAGE;
   }
-  fprintf(stderr, "convlab %s: %s\n", cmd, detail);
+  c1d_print_line(stderr, "convlab %s: %s", cmd, detail); /* the detail may quote a path */
   return C1D_EXIT_FAILURE;
 }
 

@@ -29,7 +29,7 @@
 
 typedef struct run_args {
   int64_t N, C, O, L, K, D, trials, repeats, cpu_rows;
-  int bias, json, html, estimate;
+  int bias, json, html, estimate, allow_long;
   uint64_t seed;
   double atol, rtol, lambda;
   const char *dist, *impl, *oracle, *compare, *out, *save_outputs;
@@ -64,7 +64,8 @@ static const char description[] =
     "On the headline shape the CPU rows cover the first 2 of the 32 batch rows (--cpu-batch-rows; the\n"
     "GPU rows and the oracle all of them). Without --impl: every implementation that can run here (the\n"
     "CPU ones without a GPU); --compare A,B alone runs A and B. Work of more than a few seconds is\n"
-    "announced with its estimated time first.\n"
+    "announced with its estimated time first; work estimated beyond 24 h is refused (exit 2) unless\n"
+    "--allow-long is given.\n"
     "Exit status: 0 done, 1 an implementation or the run failed (or what --compare names cannot run\n"
     "here), 2 bad command line.";
 
@@ -111,6 +112,7 @@ static int option_table(run_args *a, c1d_option *o) {
       {"--dtype", C1D_OPT_STRING, &a->dtype, 0, 0, "T=TYPE,..",
        "generated tensors' types: x=bf16,w=bf16,y=bf16 (x w b s y, or all; f32 bf16 f16)", 0},
       {"--estimate", C1D_OPT_FLAG, &a->estimate, 0, 0, NULL, "say how big the run is and how long it takes here; stop", 0},
+      {"--allow-long", C1D_OPT_FLAG, &a->allow_long, 0, 0, NULL, "run even when estimated beyond 24 h (else refused)", 0},
   };
   _Static_assert(sizeof t / sizeof t[0] + C1D_PROBLEM_OPTIONS <= MAX_OPTS, "MAX_OPTS is too small");
   const int n = (int)(sizeof t / sizeof t[0]);
@@ -401,12 +403,13 @@ int c1d_cmd_run(int argc, char **argv) {
   }
   if ((st = build_plan(&a, opts, &plan)) != C1D_OK ||
       ((a.x || a.case_path) && (st = c1d_user_files_load("run", &plan.files, &plan.cfg)) != C1D_OK) ||
-      (st = c1d_run_check(&plan.cfg)) != C1D_OK || (a.out && (st = c1d_report_files_check(a.out)) != C1D_OK)) {
+      (st = c1d_run_check(&plan.cfg)) != C1D_OK || (a.out && (st = c1d_report_files_check(a.out)) != C1D_OK) ||
+      (a.save_outputs && (st = c1d_saved_outputs_check(a.save_outputs)) != C1D_OK)) {
     code = c1d_cmd_error("run", st);
     goto done;
   }
   if (plan.shape_note[0]) fprintf(stderr, "%s\n", plan.shape_note);
-  if ((st = c1d_announce_estimate("run", &plan.cfg, a.estimate, &plan.estimate)) != C1D_OK) {
+  if ((st = c1d_announce_estimate("run", &plan.cfg, a.estimate, a.allow_long, &plan.estimate)) != C1D_OK) {
     code = c1d_cmd_error("run", st);
     goto done;
   }

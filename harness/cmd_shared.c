@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/escape.h"
+#include "harness/progress.h"
 #include "harness/suggest.h"
 #include "reference/dtype.h"
 
@@ -115,12 +117,7 @@ static c1d_input_paths paths_with(const c1d_user_files *u, const char *y) {
 }
 
 c1d_status c1d_user_files_shape(c1d_user_files *u, c1d_shape *s) {
-  if (u->case_path) {
-    c1d_status st = c1d_input_case_read(u->case_path, &u->problem, s, &u->tensors);
-    u->y[0] = u->tensors.y; /* owned as the candidate's */
-    u->tensors.y = NULL;
-    return st;
-  }
+  if (u->case_path) return c1d_input_case_shape(u->case_path, &u->problem, s, &u->case_file);
   c1d_input_paths p = paths_with(u, NULL);
   c1d_status st = c1d_input_files_shape_of(&p, &u->problem, s);
   const char *first_y = NULL;
@@ -138,15 +135,19 @@ c1d_status c1d_user_files_shape(c1d_user_files *u, c1d_shape *s) {
 
 static void note_rounding(const char *cmd, const char *path, const c1d_npy_conversion *c) {
   if (path && c->inexact > 0)
-    fprintf(stderr, "convlab %s: note: %s is float64; %lld values were rounded to float32 (largest "
-                    "relative change %.2g); every implementation and the oracle use the rounded values\n",
-            cmd, path, (long long)c->inexact, c->max_rel_change);
+    c1d_print_line(stderr, "convlab %s: note: %s is float64; %lld values were rounded to float32 (largest "
+                           "relative change %.2g); every implementation and the oracle use the rounded values",
+                   cmd, path, (long long)c->inexact, c->max_rel_change);
 }
 
 c1d_status c1d_user_files_load(const char *cmd, c1d_user_files *u, c1d_run_config *cfg) {
   c1d_status st = c1d_run_check_memory(cfg, "these files");
   if (st != C1D_OK) return st;
-  if (!u->case_path) { /* a case was read whole by c1d_user_files_shape */
+  if (u->case_path) {
+    if ((st = c1d_input_case_load(u->case_path, &u->case_file, &cfg->shape, &u->tensors)) != C1D_OK) return st;
+    u->y[0] = u->tensors.y; /* owned as the candidate's */
+    u->tensors.y = NULL;
+  } else {
     c1d_input_paths p = paths_with(u, NULL);
     if ((st = c1d_input_files_load(&p, &cfg->shape, &u->tensors)) != C1D_OK) return st;
     /* Each y through the same checked loader, with the inputs' data read once. */
@@ -167,6 +168,7 @@ c1d_status c1d_user_files_load(const char *cmd, c1d_user_files *u, c1d_run_confi
 
 void c1d_user_files_free(c1d_user_files *u) {
   if (!u) return;
+  c1d_st_free(&u->case_file);
   c1d_input_tensors_free(&u->tensors);
   for (int i = 0; i < C1D_OPT_LIST_MAX; i++) {
     free(u->y[i]);
@@ -174,7 +176,8 @@ void c1d_user_files_free(c1d_user_files *u) {
   }
 }
 
-c1d_status c1d_announce_estimate(const char *cmd, c1d_run_config *cfg, int asked, c1d_run_estimate *e) {
+c1d_status c1d_announce_estimate(const char *cmd, c1d_run_config *cfg, int asked, int allow_long,
+                                 c1d_run_estimate *e) {
   memset(e, 0, sizeof *e);
   if (!asked && !c1d_run_worth_estimating(cfg)) return C1D_OK;
   c1d_status st = c1d_run_estimate_make(cfg, e);
@@ -183,9 +186,20 @@ c1d_status c1d_announce_estimate(const char *cmd, c1d_run_config *cfg, int asked
     memset(e, 0, sizeof *e);
     return asked ? st : C1D_OK;
   }
-  char line[512];
+  const int too_long = e->seconds > C1D_ESTIMATE_LIMIT_S && !allow_long;
+  char line[512], when[32], limit[32];
+  c1d_format_duration(e->seconds, when, sizeof when);
+  snprintf(limit, sizeof limit, "%.0f h", C1D_ESTIMATE_LIMIT_S / 3600.0);
+  if (too_long && !asked) { /* before anything is run or written: likely a slip in --repeats or --trials */
+    c1d_run_estimate_free(e);
+    memset(e, 0, sizeof *e);
+    return c1d_fail(C1D_ERR_USAGE, "this run is estimated at about %s, beyond %s; pass --allow-long to run it "
+                    "anyway", when, limit);
+  }
   c1d_run_estimate_describe(cfg, e, line, sizeof line);
-  if (asked)
+  if (asked && too_long)
+    printf("convlab %s: %s; beyond %s, so it runs only with --allow-long\n", cmd, line, limit);
+  else if (asked)
     printf("convlab %s: %s\n", cmd, line);
   else if (e->seconds >= C1D_ESTIMATE_ANNOUNCE_S)
     fprintf(stderr, "convlab %s: %s\n", cmd, line);

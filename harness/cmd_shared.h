@@ -46,6 +46,7 @@ typedef struct c1d_user_files {
   c1d_input_problem problem;                 /* D and the declarations the files are checked against */
   const c1d_string_list *ys;                 /* the --y paths, in order (borrowed) */
   c1d_string_list case_ys;                   /* with a case: its path, as its one output's file */
+  c1d_st_file case_file;                     /* the case's header, open from shape until load */
   c1d_input_tensors tensors;                 /* x, w, b, s (owned) */
   float *y[C1D_OPT_LIST_MAX];                /* each candidate's data (owned) */
   c1d_candidate cands[C1D_OPT_LIST_MAX];
@@ -58,9 +59,8 @@ typedef struct c1d_user_files {
 c1d_status c1d_user_files_name(c1d_user_files *u, c1d_run_config *cfg);
 
 /* Derives *s for u->problem: x, w, b and s fit together and the declarations, and every y has the
- * output's shape and one type (float32 or float16). Of .npy files nothing is read beyond the headers;
- * a case is read whole here (safetensors files are). Fails as c1d_input_files_shape_of and
- * c1d_input_case_read do. */
+ * output's shape and one type (float32 or float16). Nothing is read beyond the headers (.npy files') or
+ * the header (a case's). Fails as c1d_input_files_shape_of and c1d_input_case_shape do. */
 c1d_status c1d_user_files_shape(c1d_user_files *u, c1d_shape *s);
 
 /* With cfg->shape from c1d_user_files_shape: refuses a run beyond physical memory, then loads the data
@@ -75,8 +75,12 @@ void c1d_user_files_free(c1d_user_files *u);
  * `asked` (--estimate). The line "convlab <cmd>: about 2 min 05 s here: ..." goes to stdout when asked,
  * else to stderr when the estimate reaches C1D_ESTIMATE_ANNOUNCE_S. cfg->estimate then points at *e,
  * for the progress line's time left (release *e with c1d_run_estimate_free after the run). A failed
- * calibration is returned only when asked; otherwise the run simply goes without an estimate. */
-c1d_status c1d_announce_estimate(const char *cmd, c1d_run_config *cfg, int asked, c1d_run_estimate *e);
+ * calibration is returned only when asked; otherwise the run simply goes without an estimate. A run
+ * estimated beyond C1D_ESTIMATE_LIMIT_S is C1D_ERR_USAGE ("this run is estimated at about 67 h 35 min,
+ * beyond 24 h; pass --allow-long to run it anyway"), announced by nothing else, unless allow_long;
+ * when asked, the line says so instead. */
+c1d_status c1d_announce_estimate(const char *cmd, c1d_run_config *cfg, int asked, int allow_long,
+                                 c1d_run_estimate *e);
 
 #ifdef __cplusplus
 }

@@ -283,7 +283,7 @@ c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e)
                                                        : typical_analysis + analysis_slope * (out_r - out_hi) + extra_ms;
     const double overhead_ms = isfinite(hi.overhead_ms[i]) ? hi.overhead_ms[i] : 0.0;
     e->row_s[i] = 1e-3 * (runs * run_ms + analysis_ms + overhead_ms);
-    e->runs += runs * cfg->trials;
+    e->runs += (int64_t)runs * cfg->trials;
     per_trial += e->row_s[i];
     work += runs * f;
   }
@@ -326,7 +326,7 @@ void c1d_run_estimate_describe(const c1d_run_config *cfg, const c1d_run_estimate
     snprintf(rows_note, sizeof rows_note, ", the CPU ones on %lld of %lld batch rows",
              (long long)cfg->cpu_batch_rows, (long long)cfg->shape.N);
   if (running > 0)
-    snprintf(what, sizeof what, "%d runs of %s%s (%d implementation%s%s, %d trial%s) and ", e->runs,
+    snprintf(what, sizeof what, "%lld runs of %s%s (%d implementation%s%s, %d trial%s) and ", (long long)e->runs,
              partial ? "up to " : "", each, running, running == 1 ? "" : "s", rows_note, cfg->trials,
              cfg->trials == 1 ? "" : "s");
   else

@@ -9,6 +9,7 @@
 #define C1D_ESTIMATE_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "harness/runner.h"
 
@@ -20,11 +21,14 @@ extern "C" {
 #define C1D_ESTIMATE_MIN_GFLOP 20.0
 /* Estimated runs at least this long are announced in one line before they start. */
 #define C1D_ESTIMATE_ANNOUNCE_S 5.0
+/* Runs estimated beyond this are refused unless asked for (--allow-long): a slip such as --repeats
+ * 1000000 should not hold the machine for days. */
+#define C1D_ESTIMATE_LIMIT_S (24.0 * 3600.0)
 
 typedef struct c1d_run_estimate {
   double seconds;   /* the whole run */
   double gflop;     /* its work: every implementation run (warm-ups included) and the oracle */
-  int runs;         /* implementation runs over all trials */
+  int64_t runs;     /* implementation runs over all trials (a million trials of a million runs fit) */
   int trials;
   double oracle_s;  /* per trial */
   double models_s;  /* per trial: the explainer's rounding models */

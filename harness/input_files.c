@@ -85,6 +85,20 @@ static c1d_status weight_shape(const tensor_desc *w, const tensor_desc *x, int64
   return C1D_OK;
 }
 
+/* "with --layout nlc, x (2, 4, 32) reads as N=2 L=4 C=32 and w (6, 4, 3) as O=6 C/G=4 K=3": what the
+ * layout made of the shapes, for a mismatch that a wrong layout, not the user's groups, explains. */
+static const char *reading(const tensor_desc *x, const tensor_desc *w, const c1d_shape *s, int nlc, char *buf,
+                           size_t size) {
+  char xs[128], ws[128];
+  format_shape(x, xs, sizeof xs);
+  format_shape(w, ws, sizeof ws);
+  snprintf(buf, size, "with %s, %s %s reads as N=%lld %s=%lld %s=%lld and %s %s as O=%lld C/G=%lld K=%lld",
+           nlc ? "--layout nlc" : "the layout ncl (the default)", name_of(x), xs, (long long)s->N, nlc ? "L" : "C",
+           (long long)(nlc ? s->L : s->C), nlc ? "C" : "L", (long long)(nlc ? s->C : s->L), name_of(w), ws,
+           (long long)s->O, (long long)(w->ndim == 3 ? w->shape[1] : 1), (long long)s->K);
+  return buf;
+}
+
 /* The problem of the tensors d[ROLES] (x and w present) under the declarations pb; a shape that does
  * not validate is said after `files` (NULL: alone). */
 static c1d_status derive(const tensor_desc *d, const c1d_input_problem *pb, const char *files, c1d_shape *s) {
@@ -102,6 +116,12 @@ static c1d_status derive(const tensor_desc *d, const c1d_input_problem *pb, cons
   s->layout = pb->layout;
   s->dt.x = x->dtype;
   if ((rc = weight_shape(w, x, pb->G, s)) != C1D_OK) return rc;
+  if (pb->G == 0 && s->G > 1 && s->O % s->G != 0) { /* groups nobody declared: the shapes do not fit */
+    char how[512];
+    return c1d_fail(C1D_ERR_INVALID_SHAPE, "%s; these do not fit: C/G=%lld of C=%lld makes %lld groups, and "
+                    "O=%lld is not a multiple of %lld", reading(x, w, s, nlc, how, sizeof how),
+                    (long long)(s->C / s->G), (long long)s->C, (long long)s->G, (long long)s->O, (long long)s->G);
+  }
   s->dt.w = w->dtype;
   if (b->present) {
     if ((rc = want_ndim(b, 1, 0, "1 dimension (O,)")) != C1D_OK) return rc;
@@ -271,41 +291,50 @@ static float *take_data(c1d_st_file *f, const char *name) {
   return NULL;
 }
 
-c1d_status c1d_input_case_read(const char *path, const c1d_input_problem *pb, c1d_shape *s,
-                               c1d_input_tensors *t) {
-  c1d_st_file f;
+/* The detail of the last failure, after "path: ". */
+static c1d_status in_file(const char *path, c1d_status st) {
+  char why[400]; /* a copy: c1d_fail must not format the detail buffer into itself */
+  snprintf(why, sizeof why, "%s", c1d_error_detail());
+  return c1d_fail(st, "%s: %s", path, why);
+}
+
+c1d_status c1d_input_case_shape(const char *path, const c1d_input_problem *pb, c1d_shape *s, c1d_st_file *f) {
   tensor_desc d[ROLES];
-  memset(t, 0, sizeof *t);
-  c1d_status st = c1d_st_read(path, &f);
+  c1d_status st = c1d_st_open(path, f);
   if (st != C1D_OK) return st;
-  if ((st = describe_case(path, &f, d)) != C1D_OK) goto done;
-  if ((st = derive(d, pb, NULL, s)) != C1D_OK) {
-    char why[400]; /* a copy: c1d_fail must not format the detail buffer into itself */
-    snprintf(why, sizeof why, "%s", c1d_error_detail());
-    st = c1d_fail(st, "%s: %s", path, why);
-    goto done;
-  }
-  t->x = take_data(&f, "x");
-  t->w = take_data(&f, "w");
-  t->b = take_data(&f, "b");
-  t->s = take_data(&f, "initial_states");
-  t->y = take_data(&f, "y");
+  if ((st = describe_case(path, f, d)) == C1D_OK && (st = derive(d, pb, NULL, s)) != C1D_OK)
+    st = in_file(path, st);
+  if (st != C1D_OK) c1d_st_free(f);
+  return st;
+}
+
+c1d_status c1d_input_case_load(const char *path, c1d_st_file *f, const c1d_shape *s, c1d_input_tensors *t) {
+  memset(t, 0, sizeof *t);
+  c1d_status st = c1d_st_load(path, f);
+  if (st != C1D_OK) return st;
+  t->x = take_data(f, "x");
+  t->w = take_data(f, "w");
+  t->b = take_data(f, "b");
+  t->s = take_data(f, "initial_states");
+  t->y = take_data(f, "y");
   const struct { const char *role; const float *v; int64_t n; } inputs[4] = {
       {"x", t->x, c1d_x_count(s)}, {"w", t->w, c1d_w_count(s)}, {"b", t->b, c1d_b_count(s)},
       {"initial_states", t->s, c1d_s_count(s)}};
-  for (int i = 0; i < 4 && st == C1D_OK; i++) {
-    if ((st = check_finite(inputs[i].role, inputs[i].v, inputs[i].n)) != C1D_OK) {
-      char why[400];
-      snprintf(why, sizeof why, "%s", c1d_error_detail());
-      st = c1d_fail(st, "%s: %s", path, why);
-    }
-  }
+  for (int i = 0; i < 4 && st == C1D_OK; i++)
+    if ((st = check_finite(inputs[i].role, inputs[i].v, inputs[i].n)) != C1D_OK) st = in_file(path, st);
   if (st == C1D_OK && s->layout == C1D_LAYOUT_NLC && (st = to_channel_first(&t->x, s->N, s->L, s->C)) == C1D_OK)
     st = to_channel_first(&t->y, s->N, s->L, s->O);
-done:
-  c1d_st_free(&f);
+  c1d_st_free(f);
   if (st != C1D_OK) c1d_input_tensors_free(t);
   return st;
+}
+
+c1d_status c1d_input_case_read(const char *path, const c1d_input_problem *pb, c1d_shape *s,
+                               c1d_input_tensors *t) {
+  c1d_st_file f;
+  memset(t, 0, sizeof *t);
+  c1d_status st = c1d_input_case_shape(path, pb, s, &f);
+  return st == C1D_OK ? c1d_input_case_load(path, &f, s, t) : st;
 }
 
 void c1d_input_tensors_free(c1d_input_tensors *t) {

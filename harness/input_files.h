@@ -2,8 +2,8 @@
  * y, either as .npy files (one tensor each) or as one safetensors file, a "case", holding tensors named
  * x, w, b, initial_states and y. The shape comes from the tensors' shapes, with what no tensor carries
  * from the caller (D, and the declarations the shapes are checked against: groups, activation, layout);
- * the tensors are checked against each other (and the declarations) before any .npy data is read, so a
- * mismatch or a too-large shape costs nothing.
+ * the tensors are checked against each other (and the declarations) before any data is read (of a case,
+ * only its header is read first), so a mismatch or a too-large shape costs nothing.
  *
  * Shapes: x (N, C, L), or (N, L, C) with the channel-last layout; w (O, C/G, K), or for the depthwise
  * conv (C, K) or (C, 1, K); b (O); s (N, C, (K-1)*D) in either layout (causal-conv1d's initial_states);
@@ -20,6 +20,7 @@
 #define C1D_INPUT_FILES_H
 
 #include "harness/npy.h"
+#include "harness/safetensors.h"
 #include "reference/problem.h"
 
 #ifdef __cplusplus
@@ -66,10 +67,18 @@ c1d_status c1d_input_files_load(const c1d_input_paths *p, const c1d_shape *s, c1
  * (*y owned by the caller). */
 c1d_status c1d_input_files_load_output(const char *path, const c1d_shape *s, float **y);
 
-/* Reads the safetensors case at path (x, w, y required; b and initial_states optional; no other
- * tensor), derives *s for pb (states when initial_states is there; each tensor's dtype the problem's),
- * and moves the data into *t (y into t->y). Fails as the .npy functions do, the detail naming the file
- * and the tensor ("case.safetensors: w has C=8 but x has C=4"); then *t holds nothing. */
+/* Reads the header of the safetensors case at path (x, w, y required; b and initial_states optional; no
+ * other tensor) and derives *s for pb (states when initial_states is there; each tensor's dtype the
+ * problem's); *f keeps the file open for c1d_input_case_load. Nothing of the data is read. Fails as the
+ * .npy functions do, the detail naming the file and the tensor ("case.safetensors: w has C=8 but x has
+ * C=4"); then *f holds nothing. */
+c1d_status c1d_input_case_shape(const char *path, const c1d_input_problem *pb, c1d_shape *s, c1d_st_file *f);
+
+/* Reads the data of the case f (from c1d_input_case_shape with shape s) into *t (y into t->y) and frees
+ * *f. Fails as c1d_st_load does, or with C1D_ERR_NONFINITE naming the tensor; then *t holds nothing. */
+c1d_status c1d_input_case_load(const char *path, c1d_st_file *f, const c1d_shape *s, c1d_input_tensors *t);
+
+/* c1d_input_case_shape and c1d_input_case_load. */
 c1d_status c1d_input_case_read(const char *path, const c1d_input_problem *pb, c1d_shape *s,
                                c1d_input_tensors *t);
 

@@ -6,6 +6,7 @@
 
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/escape.h"
 #include "harness/suggest.h"
 #include "harness/version.h"
 
@@ -47,8 +48,8 @@ int main(int argc, char **argv) {
   for (int i = 0; i < n_commands; i++) names[i] = commands[i].name;
   const char *near = c1d_suggest(cmd, names, n_commands);
   if (near)
-    fprintf(stderr, "convlab: unknown command '%s' (did you mean %s? see convlab --help)\n", cmd, near);
+    c1d_print_line(stderr, "convlab: unknown command '%s' (did you mean %s? see convlab --help)", cmd, near);
   else
-    fprintf(stderr, "convlab: unknown command '%s' (see convlab --help)\n", cmd);
+    c1d_print_line(stderr, "convlab: unknown command '%s' (see convlab --help)", cmd);
   return C1D_EXIT_USAGE;
 }

@@ -1,11 +1,14 @@
-/* Available host memory: MemAvailable and the cgroup limits (memory.h). */
+/* Available host memory: MemAvailable, the cgroup limits and the address-space limit (memory.h). */
 #include "harness/memory.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
-static const char available_memory[] = "available memory", cgroup_limit[] = "the cgroup's limit";
+static const char available_memory[] = "available memory", cgroup_limit[] = "the cgroup's limit",
+                  address_space_limit[] = "the address-space limit (ulimit -v)";
 
 /* A small file read whole into buf (terminated), or NULL. */
 static const char *read_small(const char *path, char *buf, size_t size) {
@@ -39,6 +42,13 @@ c1d_memory_room c1d_memory_available_from(const char *meminfo, const char *cg_li
   return room;
 }
 
+c1d_memory_room c1d_memory_within_address_space(c1d_memory_room room, double limit, double mapped) {
+  if (limit < 0.0) return room;
+  const double left = limit > mapped ? limit - mapped : 0.0;
+  if (room.bytes == 0.0 || left < room.bytes) room = (c1d_memory_room){left, address_space_limit};
+  return room;
+}
+
 static void lower_to(c1d_memory_room *room, const char *meminfo, const char *limit_path,
                      const char *usage_path) {
   char limit[64], usage[64];
@@ -69,5 +79,15 @@ c1d_memory_room c1d_memory_available(void) {
   /* v1: the memory controller's own mount, as this process sees it (a container sees its cgroup). */
   lower_to(&room, mi, "/sys/fs/cgroup/memory/memory.limit_in_bytes",
            "/sys/fs/cgroup/memory/memory.usage_in_bytes");
+  /* ulimit -v counts address space, not memory: what is mapped already (statm's first field, in pages,
+   * libraries and reserved arenas included) is gone from it. */
+  struct rlimit as;
+  char statm[256];
+  unsigned long long pages = 0;
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+    if (!read_small("/proc/self/statm", statm, sizeof statm) || sscanf(statm, "%llu", &pages) != 1) pages = 0;
+    const double mapped = (double)pages * (double)sysconf(_SC_PAGESIZE);
+    room = c1d_memory_within_address_space(room, (double)as.rlim_cur, mapped);
+  }
   return room;
 }

@@ -64,6 +64,8 @@ static c1d_status parse_string(cursor *c, char *out, size_t size) {
   char q = *c->p++;
   size_t n = 0;
   while (c->p < c->end && *c->p != q) {
+    if (*c->p == '\0') /* it would end the C string early: '<f4\0' read as '<f4' (NumPy refuses it) */
+      return c1d_fail(C1D_ERR_FORMAT, "%s: malformed .npy header (a NUL byte inside a quoted string)", c->path);
     if (*c->p == '\\' || n + 1 >= size)
       return c1d_fail(C1D_ERR_FORMAT, "%s: malformed .npy header (unexpected string)", c->path);
     out[n++] = *c->p++;

@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "harness/escape.h"
+
 #define REDRAW_NS 500000000L /* twice a second */
 #define WITHIN_CAP 0.95      /* an estimated step is never drawn as finished before it is */
 
@@ -124,9 +126,11 @@ void c1d_progress_step(c1d_progress *p, double weight, const char *fmt, ...) {
   p->weight = weight;
   p->within = -1.0;
   p->step_t0 = now_s();
+  char raw[sizeof p->step];
   va_start(ap, fmt);
-  vsnprintf(p->step, sizeof p->step, fmt, ap);
+  vsnprintf(raw, sizeof raw, fmt, ap);
   va_end(ap);
+  c1d_escape_text(raw, p->step, sizeof p->step); /* a row may be named after a file */
   draw(p);
   pthread_mutex_unlock(&p->lock);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/escape.h"
 #include "harness/report.h"
 #include "harness/version.h"
 
@@ -104,7 +105,9 @@ static void print_header(FILE *f) {
 }
 
 /* The name in its column, or on a line of its own when longer; then the column is blank. */
-static void print_name(FILE *f, const char *name) {
+static void print_name(FILE *f, const char *raw) {
+  char name[400];
+  c1d_escape_text(raw, name, sizeof name); /* a row may be named after the user's file */
   if ((int)strlen(name) > NAME_WIDTH)
     fprintf(f, "%s\n%-*s ", name, NAME_WIDTH, "");
   else
@@ -122,8 +125,10 @@ static void print_figures(FILE *f, const char *name, const line_figures *v) {
 }
 
 /* Text wrapped to the table width under the name column, the first line after the name. */
-static void print_wrapped(FILE *f, const char *lead, const char *text) {
+static void print_wrapped(FILE *f, const char *lead, const char *raw) {
   const int indent = NAME_WIDTH + 1, room = WIDTH - indent;
+  char shown[4096];
+  const char *text = c1d_escape_text(raw, shown, sizeof shown); /* an error may quote a path */
   print_name(f, lead);
   while (*text) {
     int len = (int)strlen(text), cut = len;
@@ -170,10 +175,11 @@ static void print_title(FILE *f, const c1d_report_meta *meta, const c1d_run_resu
   char shape[128];
   c1d_shape_format(&r->shape, shape, sizeof shape);
   fprintf(f, "convlab %s: %s, %.3g GFLOP\n", C1D_VERSION, shape, r->flops * 1e-9);
-  if (r->from_files)
-    fprintf(f, "inputs: x %s, w %s%s%s\n", meta->x_path ? meta->x_path : "?",
-            meta->w_path ? meta->w_path : "?", meta->b_path ? ", b " : "",
-            meta->b_path ? meta->b_path : "");
+  char xs[600], ws[600], bs[600];
+  if (r->from_files) /* the paths as the user gave them, escaped: one line whatever they hold */
+    fprintf(f, "inputs: x %s, w %s%s%s\n", c1d_escape_text(meta->x_path ? meta->x_path : "?", xs, sizeof xs),
+            c1d_escape_text(meta->w_path ? meta->w_path : "?", ws, sizeof ws), meta->b_path ? ", b " : "",
+            c1d_escape_text(meta->b_path ? meta->b_path : "", bs, sizeof bs));
   else if (r->trials == 1)
     fprintf(f, "inputs: %s, seed %llu\n", c1d_dist_name(r->dist), (unsigned long long)r->seed);
   else
@@ -202,9 +208,10 @@ static void print_user_tolerance(FILE *f, const c1d_run_results *r) {
   for (int i = 0; i < r->n_impls; i++) {
     const c1d_impl_result *ir = &r->impls[i];
     if (ir->state != C1D_RESULT_RAN) continue;
-    char b[16], item[128];
+    char b[16], item[128], name[100];
     line_figures v = summarize(ir->trials, ir->n_trials);
-    int n = snprintf(item, sizeof item, " %s %s%%", ir->name, fmt_pct(b, v.user_pct));
+    int n = snprintf(item, sizeof item, " %s %s%%", c1d_escape_text(ir->name, name, sizeof name),
+                     fmt_pct(b, v.user_pct));
     if (col + n > WIDTH) {
       fputs("\n ", f);
       col = 1;
@@ -216,7 +223,9 @@ static void print_user_tolerance(FILE *f, const c1d_run_results *r) {
 }
 
 static void print_comparison(FILE *f, const c1d_comparison *cmp) {
-  fprintf(f, "\ncompare: %s against %s's output as the reference (bounds with 2u)\n", cmp->a, cmp->b);
+  char a[200], b[200];
+  fprintf(f, "\ncompare: %s against %s's output as the reference (bounds with 2u)\n",
+          c1d_escape_text(cmp->a, a, sizeof a), c1d_escape_text(cmp->b, b, sizeof b));
   for (int i = 0; i < cmp->n_trials; i++)
     if (cmp->trials[i].status != C1D_OK) {
       print_note_line(f, cmp->a, "no comparison", cmp->trials[i].error);
@@ -256,9 +265,9 @@ static void print_verdicts(FILE *f, const c1d_run_results *r) {
     if (r->impls[i].state == C1D_RESULT_RAN)
       print_verdict(f, r->impls[i].name, &r->impls[i], r->impls[i].trials, r->impls[i].n_trials);
   for (int i = 0; i < r->n_comparisons; i++) {
-    char name[200];
+    char name[200], shown[400];
     snprintf(name, sizeof name, "%s vs %s", r->comparisons[i].a, r->comparisons[i].b);
-    fprintf(f, "%s:\n", name);
+    fprintf(f, "%s:\n", c1d_escape_text(name, shown, sizeof shown));
     print_verdict(f, "", NULL, r->comparisons[i].trials, r->comparisons[i].n_trials);
   }
 }

@@ -15,7 +15,7 @@ static const char *const report_names[] = {C1D_REPORT_JSON, C1D_REPORT_CSV, C1D_
                                            C1D_REPORT_HTML};
 
 static c1d_report_set report_set(const char *dir, int html) {
-  c1d_report_set set = {dir, "report", report_names, 4, html ? 4 : 3, 0};
+  c1d_report_set set = {dir, "report", report_names, 4, html ? 4 : 3, 0, NULL, NULL};
   return set;
 }
 
@@ -41,6 +41,8 @@ c1d_status c1d_report_files_check(const char *out_dir) {
   return c1d_report_set_check(&set);
 }
 
+c1d_status c1d_saved_outputs_check(const char *dir) { return c1d_staged_set_check(dir, "outputs"); }
+
 c1d_status c1d_emit_reports(const c1d_report_request *req, const c1d_run_results *r) {
   c1d_status st = C1D_OK;
   c1d_machine machine;
@@ -63,7 +65,12 @@ c1d_status c1d_emit_reports(const c1d_report_request *req, const c1d_run_results
   fflush(stdout);
   report_ctx ctx = {&meta, r, text};
   c1d_report_set set = report_set(req->out_dir, req->html);
-  if (req->out_dir) st = c1d_report_set_write(&set, write_report, &ctx);
+  set.run_id = r->run_id;
+  set.with = r->saved_outputs; /* the saved outputs commit with the reports: one set, both or neither */
+  if (req->out_dir)
+    st = c1d_report_set_write(&set, write_report, &ctx);
+  else if (r->saved_outputs)
+    st = c1d_staged_set_commit(r->saved_outputs);
 done:
   free(command);
   free(text);

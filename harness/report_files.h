@@ -20,6 +20,9 @@ extern "C" {
 /* Before a run: whether out_dir can take the reports (creating nothing). C1D_ERR_IO with the detail. */
 c1d_status c1d_report_files_check(const char *out_dir);
 
+/* Before a run: whether --save-outputs DIR can take the saved outputs (creating nothing). */
+c1d_status c1d_saved_outputs_check(const char *dir);
+
 /* What goes to stdout beside the files. */
 typedef enum c1d_stdout_report {
   C1D_PRINT_TABLE,  /* the console table and the verdicts */
@@ -38,7 +41,8 @@ typedef struct c1d_report_request {
   const char *out_dir;          /* where the set goes (created), or NULL */
 } c1d_report_request;
 
-/* Describes the machine, prints to stdout what req->print asks, then writes the set under out_dir.
+/* Describes the machine, prints to stdout what req->print asks, then writes the set under out_dir, and
+ * with it the run's saved outputs (r->saved_outputs, committed alone when there is no out_dir).
  * C1D_ERR_IO or C1D_ERR_NO_MEMORY with the detail; then no report file has changed (what stdout got
  * stays). */
 c1d_status c1d_emit_reports(const c1d_report_request *req, const c1d_run_results *r);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "harness/report.h"
+#include "harness/report_set.h"
 #include "reference/dtype.h"
 #include "harness/version.h"
 
@@ -355,6 +356,13 @@ cJSON *c1d_report_json(const c1d_report_meta *meta, const c1d_run_results *r) {
   if (!root) return NULL;
   cJSON_AddStringToObject(root, "convlab_version", C1D_VERSION);
   add_str(root, "command", meta->command);
+  if (r->run_id[0]) add_str(root, "run_id", r->run_id);
+  if (r->saved_outputs) { /* where its outputs are, and the id their manifest carries */
+    cJSON *so = cJSON_AddObjectToObject(root, "saved_outputs");
+    add_str(so, "dir", c1d_staged_set_dest(r->saved_outputs));
+    add_str(so, "manifest", "outputs.json");
+    add_str(so, "run_id", r->run_id);
+  }
   cJSON_AddItemToObject(root, "problem", problem_json(r));
   cJSON_AddItemToObject(root, "inputs", inputs_json(meta, r));
   cJSON_AddItemToObject(root, "machine", machine_json(meta->machine));

@@ -14,6 +14,7 @@
 #include "harness/npy.h"
 #include "harness/progress.h"
 #include "harness/registry.h"
+#include "harness/report_set.h"
 #include "harness/runner.h"
 #include "harness/runner_internal.h"
 #include "numerics/bounds.h"
@@ -220,12 +221,18 @@ static c1d_status save_output(const run_ctx *c, const char *name, uint64_t seed,
     snprintf(file, sizeof file, "%s.npy", name);
   else
     snprintf(file, sizeof file, "%s.seed%llu.npy", name, (unsigned long long)seed);
-  char *path = c1d_path_join(c->cfg->save_outputs_dir, file);
+  char *path = c1d_path_join(c1d_staged_set_dir(c->res->saved_outputs), file);
   if (!path) return c1d_fail(C1D_ERR_NO_MEMORY, "out of memory");
   const int64_t shape[3] = {s->N, s->O, s->L};
   c1d_status st = y ? c1d_npy_write_f32(path, y, 3, shape) : c1d_npy_write_f64(path, y64, 3, shape);
   free(path);
-  return st;
+  if (st != C1D_OK) { /* the detail names the staged file: say where the user asked for it */
+    char why[400];
+    snprintf(why, sizeof why, "%s", c1d_error_detail());
+    const char *cause = strrchr(why, ':');
+    return c1d_fail(st, "%s/%s: cannot save%s", c->cfg->save_outputs_dir, file, cause ? cause : "");
+  }
+  return c1d_staged_set_add(c->res->saved_outputs, file);
 }
 
 // --- one trial ---------------------------------------------------------------------------------
@@ -541,7 +548,10 @@ c1d_status c1d_run(const c1d_run_config *cfg, c1d_run_results *out) {
   if (cfg->progress) c.progress = c1d_progress_start(stderr, "convlab", weight_total(&c), cfg->estimate != NULL);
   if (needs_gpu(&c) && (st = c1d_gpu_session_create(c.s, &c.gpu)) != C1D_OK) goto done;
   if (c.gpu) c.naive = malloc((size_t)c1d_y_count(c.s) * sizeof *c.naive); /* NULL: the CPU's */
-  if (cfg->save_outputs_dir && (st = c1d_make_dirs(cfg->save_outputs_dir)) != C1D_OK) goto done;
+  c1d_make_run_id(out->run_id, sizeof out->run_id);
+  if (cfg->save_outputs_dir &&
+      (st = c1d_staged_set_open(cfg->save_outputs_dir, "outputs", ".npy", out->run_id, &out->saved_outputs)) != C1D_OK)
+    goto done;
   for (int trial = 0; trial < cfg->trials; trial++)
     if ((st = run_trial(&c, trial)) != C1D_OK) goto done;
 done:

@@ -162,6 +162,10 @@ typedef struct c1d_run_results {
   c1d_impl_result *impls;
   int n_comparisons;        /* 0 or 1 */
   c1d_comparison *comparisons;
+  char run_id[48];          /* this run's id (UTC time, process, random): in report.json and the manifest of
+                               its saved outputs, which readers compare */
+  struct c1d_staged_set *saved_outputs; /* --save-outputs: staged until the reports commit them
+                                           (c1d_emit_reports); discarded by c1d_run_results_free if not */
 } c1d_run_results;
 
 /* Everything analyze_output (runner.c) sees for one output, while the output and the reference are both

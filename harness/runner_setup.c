@@ -5,11 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness/execute.h"
 #include "harness/explain.h"
 #include "harness/registry.h"
+#include "harness/report_set.h"
 #include "harness/runner.h"
 #include "harness/runner_internal.h"
 #include "numerics/bounds.h"
@@ -233,6 +236,18 @@ c1d_status c1d_run_check_memory_in(const c1d_run_config *cfg, const char *what, 
 static void copy_text(char *dst, size_t size, const char *src) { snprintf(dst, size, "%s", src ? src : ""); }
 
 /* Fills r's names and skip decisions for cfg and allocates the trials of everything that will run. */
+void c1d_make_run_id(char *out, size_t size) {
+  struct timespec now;
+  clock_gettime(CLOCK_REALTIME, &now);
+  struct tm utc;
+  gmtime_r(&now.tv_sec, &utc);
+  char when[32];
+  strftime(when, sizeof when, "%Y%m%dT%H%M%SZ", &utc);
+  unsigned rnd = 0;
+  if (getrandom(&rnd, sizeof rnd, GRND_NONBLOCK) != (ssize_t)sizeof rnd) rnd = (unsigned)now.tv_nsec;
+  snprintf(out, size, "%s-%ld-%08x", when, (long)getpid(), rnd);
+}
+
 c1d_status c1d_run_results_init(const c1d_run_config *cfg, c1d_run_results *r) {
   r->shape = cfg->shape;
   r->flops = c1d_flops(&cfg->shape);
@@ -300,6 +315,7 @@ void c1d_run_results_free(c1d_run_results *r) {
   free(r->impls);
   for (int i = 0; i < r->n_comparisons && r->comparisons; i++) free(r->comparisons[i].trials);
   free(r->comparisons);
+  c1d_staged_set_discard(r->saved_outputs); /* nothing a reader sees, unless the reports committed it */
   memset(r, 0, sizeof *r);
 }
 

@@ -1,4 +1,5 @@
-/* safetensors reading and writing; see safetensors.h. The header is parsed by cJSON. */
+/* safetensors reading and writing; see safetensors.h. The header is parsed by cJSON, after the checks of
+ * its text that cJSON does not make; the data is read tensor by tensor with pread. */
 #include "harness/safetensors.h"
 
 #include <cjson/cJSON.h>
@@ -12,6 +13,7 @@
 
 #include "harness/atomic_file.h"
 #include "harness/escape.h"
+#include "harness/memory.h"
 #include "reference/dtype.h"
 
 #define MAX_HEADER (100 * 1024 * 1024)
@@ -22,8 +24,10 @@ void c1d_st_free(c1d_st_file *f) {
     free(f->tensors[i].data);
   }
   free(f->tensors);
+  if (f->fd_plus_1 > 0) close(f->fd_plus_1 - 1);
   f->tensors = NULL;
   f->n = 0;
+  f->fd_plus_1 = 0;
 }
 
 const c1d_st_tensor *c1d_st_find(const c1d_st_file *f, const char *name) {
@@ -117,74 +121,87 @@ static c1d_status parse_entry(const char *path, const cJSON *e, int64_t data_byt
   return C1D_OK;
 }
 
-static void convert(c1d_st_tensor *t, const unsigned char *bytes) {
-  for (int64_t i = 0; i < t->count; i++) {
-    if (t->dtype == C1D_DTYPE_F32) {
-      memcpy(&t->data[i], bytes + 4 * i, 4);
+/* n values of dtype from their little-endian bytes into out. */
+static void convert(c1d_dtype dtype, const unsigned char *bytes, int64_t n, float *out) {
+  for (int64_t i = 0; i < n; i++) {
+    if (dtype == C1D_DTYPE_F32) {
+      memcpy(&out[i], bytes + 4 * i, 4);
     } else {
       const uint16_t h = (uint16_t)(bytes[2 * i] | (bytes[2 * i + 1] << 8));
-      t->data[i] = t->dtype == C1D_DTYPE_BF16 ? c1d_bf16_bits_to_float(h) : c1d_f16_bits_to_float(h);
+      out[i] = dtype == C1D_DTYPE_BF16 ? c1d_bf16_bits_to_float(h) : c1d_f16_bits_to_float(h);
     }
   }
 }
 
-c1d_status c1d_st_read(const char *path, c1d_st_file *out) {
-  memset(out, 0, sizeof *out);
-  c1d_status st = C1D_OK;
-  unsigned char *buf = NULL;
-  cJSON *root = NULL;
-  range *ranges = NULL;
-  /* O_NONBLOCK: a FIFO must not hang the open; a regular file is required below. */
-  const int fd = open(path, O_RDONLY | O_NONBLOCK);
-  struct stat sb;
-  if (fd < 0) return c1d_fail(C1D_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
-    close(fd);
-    return c1d_fail(C1D_ERR_FORMAT, "%s: not a regular file", path);
-  }
-  const int64_t size = (int64_t)sb.st_size;
-  if (size < 8) {
-    close(fd);
-    return c1d_fail(C1D_ERR_FORMAT, "%s: %lld bytes, too short for a safetensors header", path, (long long)size);
-  }
-  buf = malloc((size_t)size);
-  if (!buf) {
-    close(fd);
-    return c1d_fail(C1D_ERR_NO_MEMORY, "%s: cannot allocate %lld bytes to read it", path, (long long)size);
-  }
-  for (int64_t got = 0; got < size;) {
-    const ssize_t k = read(fd, buf + got, (size_t)(size - got));
-    if (k <= 0) {
-      close(fd);
-      free(buf);
-      return c1d_fail(C1D_ERR_IO, "%s: read failed: %s", path, k < 0 ? strerror(errno) : "file shrank");
+/* What JSON (and the reference reader, serde_json) refuses but cJSON takes: a header not starting with
+ * '{', a control byte (a NUL included) where JSON allows none, a \u0000 in a string (cJSON ends the
+ * string there, so "y\u0000zz" would be read as y), and anything but whitespace after the object (the
+ * reference writer pads with spaces). *len is lowered to the object's end. */
+static int json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+static c1d_status check_header_text(const char *path, const char *text, size_t *len) {
+  int in_string = 0;
+  if (*len == 0)
+    return c1d_fail(C1D_ERR_FORMAT, "%s: the header is empty (its length, the first 8 bytes, is 0)", path);
+  if (text[0] != '{')
+    return c1d_fail(C1D_ERR_FORMAT, "%s: the header is not a JSON object (its first byte is not '{')", path);
+  for (size_t i = 0; i < *len; i++) {
+    const unsigned char c = (unsigned char)text[i];
+    if (c < 0x20 && (in_string || !json_space((char)c)))
+      return c1d_fail(C1D_ERR_FORMAT, "%s: the header holds the control byte 0x%02x at byte %zu; JSON allows "
+                      "none there", path, c, i);
+    if (!in_string) {
+      in_string = c == '"';
+    } else if (c == '"') {
+      in_string = 0;
+    } else if (c == '\\' && i + 1 < *len) {
+      if (text[i + 1] == 'u' && i + 5 < *len && !memcmp(text + i + 2, "0000", 4))
+        return c1d_fail(C1D_ERR_FORMAT, "%s: the header holds a string with \\u0000 (a NUL) at byte %zu; a "
+                        "name or dtype cannot hold one", path, i);
+      i++; /* the escaped byte cannot end the string */
     }
-    got += k;
   }
-  close(fd);
-  const uint64_t hlen = le64(buf);
-  if (hlen > MAX_HEADER || (int64_t)hlen > size - 8) {
-    st = c1d_fail(C1D_ERR_FORMAT, "%s: header length %llu is beyond the file (%lld bytes) or above 100 MB", path,
-                  (unsigned long long)hlen, (long long)size);
-    goto done;
+  while (*len > 0 && json_space(text[*len - 1])) (*len)--;
+  return C1D_OK;
+}
+
+/* __metadata__: an object of strings, as the format says. */
+static c1d_status check_metadata(const char *path, const cJSON *m) {
+  int strings = cJSON_IsObject(m);
+  for (const cJSON *e = strings ? m->child : NULL; e; e = e->next) strings &= cJSON_IsString(e);
+  if (!strings)
+    return c1d_fail(C1D_ERR_FORMAT, "%s: __metadata__ must be an object of string values", path);
+  return C1D_OK;
+}
+
+/* n bytes at offset of fd into buf; a short file is an error. */
+static c1d_status read_at(const char *path, int fd, void *buf, size_t n, int64_t offset) {
+  for (size_t got = 0; got < n;) {
+    const ssize_t k = pread(fd, (char *)buf + got, n - got, (off_t)(offset + (int64_t)got));
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) return c1d_fail(C1D_ERR_IO, "%s: read failed: %s", path, k < 0 ? strerror(errno) : "file shrank");
+    got += (size_t)k;
   }
-  root = cJSON_ParseWithLength((const char *)buf + 8, (size_t)hlen);
-  if (!cJSON_IsObject(root)) {
-    st = c1d_fail(C1D_ERR_FORMAT, "%s: the header is not a JSON object", path);
-    goto done;
-  }
-  const int64_t data_bytes = size - 8 - (int64_t)hlen;
-  const unsigned char *data = buf + 8 + hlen;
+  return C1D_OK;
+}
+
+/* The header's tensors into out (data NULL): checked against each other and the data's size. */
+static c1d_status parse_header(const char *path, const cJSON *root, int64_t data_start, int64_t data_bytes,
+                               c1d_st_file *out) {
+  c1d_status st = C1D_OK;
   int count = 0;
   for (const cJSON *e = root->child; e; e = e->next) count += strcmp(e->string, "__metadata__") != 0;
   out->tensors = calloc((size_t)(count > 0 ? count : 1), sizeof *out->tensors);
-  ranges = calloc((size_t)(count > 0 ? count : 1), sizeof *ranges);
+  range *ranges = calloc((size_t)(count > 0 ? count : 1), sizeof *ranges);
   if (!out->tensors || !ranges) {
     st = c1d_fail(C1D_ERR_NO_MEMORY, "%s: out of memory", path);
     goto done;
   }
   for (const cJSON *e = root->child; e; e = e->next) {
-    if (!strcmp(e->string, "__metadata__")) continue;
+    if (!strcmp(e->string, "__metadata__")) {
+      if ((st = check_metadata(path, e)) != C1D_OK) goto done;
+      continue;
+    }
     c1d_st_tensor *t = &out->tensors[out->n];
     char en[80];
     if (c1d_st_find(out, e->string)) {
@@ -199,6 +216,7 @@ c1d_status c1d_st_read(const char *path, c1d_st_file *out) {
     }
     if ((st = parse_entry(path, e, data_bytes, t, &ranges[out->n - 1])) != C1D_OK) goto done;
     ranges[out->n - 1].tensor = out->n - 1;
+    t->offset = data_start + ranges[out->n - 1].begin;
   }
   /* The data must be owned exactly: no overlap, no bytes between or after the tensors. */
   qsort(ranges, (size_t)out->n, sizeof *ranges, cmp_range);
@@ -218,26 +236,111 @@ c1d_status c1d_st_read(const char *path, c1d_st_file *out) {
     }
     at = ranges[i].end;
   }
-  if (at != data_bytes) {
+  if (at != data_bytes)
     st = c1d_fail(C1D_ERR_FORMAT, "%s: %lld bytes after the last tensor belong to no tensor", path,
                   (long long)(data_bytes - at));
+done:
+  free(ranges);
+  return st;
+}
+
+c1d_status c1d_st_open(const char *path, c1d_st_file *out) {
+  memset(out, 0, sizeof *out);
+  c1d_status st = C1D_OK;
+  char *text = NULL;
+  cJSON *root = NULL;
+  /* O_NONBLOCK: a FIFO must not hang the open; a regular file is required below. */
+  const int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  struct stat sb;
+  if (fd < 0) return c1d_fail(C1D_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+  out->fd_plus_1 = fd + 1;
+  if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+    st = c1d_fail(C1D_ERR_FORMAT, "%s: not a regular file", path);
     goto done;
   }
-  for (int i = 0; i < out->n; i++) {
-    c1d_st_tensor *t = &out->tensors[ranges[i].tensor];
-    t->data = malloc((size_t)(t->count > 0 ? t->count : 1) * sizeof *t->data);
-    if (!t->data) {
-      st = c1d_fail(C1D_ERR_NO_MEMORY, "%s: cannot allocate tensor '%s'", path, t->name);
-      goto done;
-    }
-    convert(t, data + ranges[i].begin);
+  const int64_t size = (int64_t)sb.st_size;
+  unsigned char len8[8];
+  if (size < 8) {
+    st = c1d_fail(C1D_ERR_FORMAT, "%s: %lld bytes, too short for a safetensors header", path, (long long)size);
+    goto done;
   }
+  if ((st = read_at(path, fd, len8, 8, 0)) != C1D_OK) goto done;
+  /* The length first: a 3 GB file of zeros is refused from its first 8 bytes. */
+  const uint64_t hlen = le64(len8);
+  if (hlen > MAX_HEADER || (int64_t)hlen > size - 8) {
+    st = c1d_fail(C1D_ERR_FORMAT, "%s: header length %llu is beyond the file (%lld bytes) or above 100 MB", path,
+                  (unsigned long long)hlen, (long long)size);
+    goto done;
+  }
+  if (!(text = malloc((size_t)hlen + 1))) {
+    st = c1d_fail(C1D_ERR_NO_MEMORY, "%s: cannot allocate its %llu-byte header", path, (unsigned long long)hlen);
+    goto done;
+  }
+  if ((st = read_at(path, fd, text, (size_t)hlen, 8)) != C1D_OK) goto done;
+  size_t json_len = (size_t)hlen;
+  if ((st = check_header_text(path, text, &json_len)) != C1D_OK) goto done;
+  const char *end = NULL;
+  root = cJSON_ParseWithLengthOpts(text, json_len, &end, 0);
+  if (!cJSON_IsObject(root)) {
+    st = c1d_fail(C1D_ERR_FORMAT, "%s: the header is not a JSON object", path);
+    goto done;
+  }
+  if (end != text + json_len) {
+    st = c1d_fail(C1D_ERR_FORMAT, "%s: the header goes on for %zu bytes after its JSON object (only spaces may "
+                  "pad it)", path, (size_t)(text + json_len - end));
+    goto done;
+  }
+  st = parse_header(path, root, 8 + (int64_t)hlen, size - 8 - (int64_t)hlen, out);
 done:
   cJSON_Delete(root);
-  free(buf);
-  free(ranges);
+  free(text);
   if (st != C1D_OK) c1d_st_free(out);
   return st;
+}
+
+/* Bytes of the file per read while converting: the only buffer besides the tensors' own. */
+enum { READ_CHUNK = 1 << 20 };
+
+c1d_status c1d_st_load(const char *path, c1d_st_file *f) {
+  c1d_status st = C1D_OK;
+  unsigned char *chunk = NULL;
+  double need = READ_CHUNK;
+  for (int i = 0; i < f->n; i++) need += 4.0 * (double)f->tensors[i].count;
+  const c1d_memory_room room = c1d_memory_available();
+  if (room.bytes > 0.0 && need > room.bytes) {
+    st = c1d_fail(C1D_ERR_NO_MEMORY, "%s: its tensors need %.2f GiB as float32; %s leaves %.2f GiB", path,
+                  need / 1073741824.0, room.limit, room.bytes / 1073741824.0);
+    goto done;
+  }
+  if (!(chunk = malloc(READ_CHUNK))) {
+    st = c1d_fail(C1D_ERR_NO_MEMORY, "%s: out of memory", path);
+    goto done;
+  }
+  for (int i = 0; i < f->n; i++) {
+    c1d_st_tensor *t = &f->tensors[i];
+    char en[80];
+    if (!(t->data = malloc((size_t)(t->count > 0 ? t->count : 1) * sizeof *t->data))) {
+      st = c1d_fail(C1D_ERR_NO_MEMORY, "%s: cannot allocate tensor '%s'", path,
+                    c1d_escape(t->name, strlen(t->name), en, sizeof en));
+      goto done;
+    }
+    const int64_t size = c1d_dtype_size(t->dtype), per_chunk = READ_CHUNK / size;
+    for (int64_t at = 0; at < t->count; at += per_chunk) {
+      const int64_t n = t->count - at < per_chunk ? t->count - at : per_chunk;
+      if ((st = read_at(path, f->fd_plus_1 - 1, chunk, (size_t)(n * size), t->offset + at * size)) != C1D_OK)
+        goto done;
+      convert(t->dtype, chunk, n, t->data + at);
+    }
+  }
+done:
+  free(chunk);
+  if (st != C1D_OK) c1d_st_free(f);
+  return st;
+}
+
+c1d_status c1d_st_read(const char *path, c1d_st_file *out) {
+  c1d_status st = c1d_st_open(path, out);
+  return st == C1D_OK ? c1d_st_load(path, out) : st;
 }
 
 c1d_status c1d_st_write(const char *path, const c1d_st_tensor *tensors, int n) {

@@ -9,12 +9,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "harness/estimate.h"
 #include "harness/execute.h"
+#include "harness/memory.h"
 #include "harness/npy.h"
 #include "harness/registry.h"
 #include "reference/oracle.h"
@@ -190,6 +194,28 @@ Test(cli, refuses_a_shape_beyond_physical_memory_before_allocating) {
                                "1000000", NULL},
               o);
   expect_one_line_error(o, 1, "GiB of host memory");
+  free(o);
+}
+
+/* `prlimit --as=8e9 convlab run ...` passed the memory check and failed to allocate 48 s later. */
+Test(cli, refuses_a_run_beyond_the_address_space_limit_at_once_naming_it) {
+  const double gib = 1073741824.0;
+  if (c1d_memory_available().bytes < 3.0 * gib)
+    cr_skip_test("less than 3 GiB free: ulimit -v would not be the lowest limit");
+  /* 2 GiB of address space beyond what this process maps (convlab maps about as much at its start). */
+  FILE *f = fopen("/proc/self/statm", "r");
+  unsigned long long pages = 0;
+  cr_assert(f && fscanf(f, "%llu", &pages) == 1);
+  fclose(f);
+  const rlim_t limit = (rlim_t)((double)pages * (double)sysconf(_SC_PAGESIZE) + 2.0 * gib);
+  cr_assert_eq(setrlimit(RLIMIT_AS, &(struct rlimit){limit, limit}), 0); /* this test's process and its child */
+  outcome *o = malloc(sizeof *o);
+  const time_t t0 = time(NULL);
+  run_convlab((const char *[]){"run", "--impl", "naive", "--batch", "1", "--cin", "64", "--cout", "64", "--length",
+                               "1048576", NULL}, /* about 5 GiB */
+              o);
+  expect_one_line_error(o, 1, "the address-space limit (ulimit -v) leaves");
+  cr_expect_leq(time(NULL) - t0, 5, "refused at once");
   free(o);
 }
 
@@ -438,6 +464,90 @@ Test(cli, says_in_one_line_that_it_shrinks_the_default_shape_without_a_gpu) {
   cr_expect(strstr(o->err, "no CUDA device") && strstr(o->err, "N=2 C=256 O=256 L=4096 K=4 D=1"), "%s",
             o->err);
   cr_expect(strstr(o->out, "N=2 C=256 O=256 L=4096 K=4 D=1") != NULL, "%s", o->out);
+  free(o);
+}
+
+// --- a user's text in messages: escaped, one line whatever it holds ------------------------------
+
+/* A name holding a newline and an ESC that starts a terminal escape sequence (red text), and how every
+ * message shows it: as the CSV and the HTML report do. */
+#define NASTY "a\nb\x1b[31m"
+#define NASTY_SHOWN "a\\nb\\x1b[31m"
+
+/* The line has the text, escaped, and no raw control character. */
+static void expect_escaped(const char *text, const char *what, const char *shown) {
+  cr_expect(strstr(text, shown) != NULL, "%s shows '%s': %s", what, shown, text);
+  cr_expect(strchr(text, '\x1b') == NULL, "no raw ESC in %s: %s", what, text);
+}
+
+Test(cli, escapes_control_characters_of_paths_in_its_one_line_errors) {
+  outcome *o = malloc(sizeof *o);
+  write_tensors(4);
+  char x[128], kase[128], out[128], shown[160];
+  snprintf(x, sizeof x, "%s", path_of(NASTY ".npy"));
+  snprintf(kase, sizeof kase, "%s", path_of(NASTY ".safetensors"));
+  snprintf(out, sizeof out, "%s", path_of(NASTY "out"));
+  FILE *f = fopen(out, "w"); /* where --out wants a directory */
+  cr_assert_not_null(f);
+  fclose(f);
+  const struct {
+    const char *args[16];
+    int code;
+    const char *name; /* the escaped name in the message, after the test directory */
+    const char *message;
+  } cases[] = {
+      {{"run", "--x", x, "--w", path_of("w.npy"), NULL}, 1, NASTY_SHOWN ".npy", ": cannot open"},
+      {{"run", "--case", kase, NULL}, 1, NASTY_SHOWN ".safetensors", ": cannot open"},
+      {{"run", "--impl", "naive", "--batch", "1", "--cin", "4", "--length", "64", "--out", out, NULL}, 1,
+       NASTY_SHOWN "out", " exists and is not a directory"},
+      {{"explain", "--x", x, "--w", path_of("w.npy"), "--y", path_of("y.npy"), NULL}, 1, NASTY_SHOWN ".npy",
+       ": cannot open"},
+      {{"r" NASTY, NULL}, 2, NULL, "convlab: unknown command 'r" NASTY_SHOWN "'"},
+      {{"run", "--impl", "naive," NASTY, NULL}, 2, NULL, "unknown implementation '" NASTY_SHOWN "'"},
+      /* UTF-8 stays readable; a byte that is not UTF-8 and a C1 control (CSI, U+009B) are escaped */
+      {{"run", "--impl", "naive,\xc3\xa9\xff\xc2\x9b", NULL}, 2, NULL,
+       "unknown implementation '\xc3\xa9\\xff\\xc2\\x9b'"},
+  };
+  for (unsigned i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    run_convlab(cases[i].args, o);
+    if (cases[i].name)
+      snprintf(shown, sizeof shown, "%s/%s%s", dir, cases[i].name, cases[i].message);
+    else
+      snprintf(shown, sizeof shown, "%s", cases[i].message);
+    expect_one_line_error(o, cases[i].code, shown);
+    expect_escaped(o->err, "the error", shown);
+  }
+  free(o);
+}
+
+Test(cli, escapes_control_characters_of_paths_in_its_notes_table_and_verdicts) {
+  outcome *o = malloc(sizeof *o);
+  write_tensors(4);
+  double x[2 * 4 * 16];
+  float y[2 * 3 * 16] = {0};
+  for (int i = 0; i < 2 * 4 * 16; i++) x[i] = 0.1 * (i % 9);
+  const int64_t sx[3] = {2, 4, 16}, sy[3] = {2, 3, 16};
+  char xp[128], yp[128], shown[160];
+  snprintf(xp, sizeof xp, "%s", path_of(NASTY "x64.npy"));
+  snprintf(yp, sizeof yp, "%s", path_of(NASTY "y.npy"));
+  cr_assert_eq(c1d_npy_write_f64(xp, x, 3, sx), C1D_OK);
+  cr_assert_eq(c1d_npy_write_f32(yp, y, 3, sy), C1D_OK);
+  run_convlab((const char *[]){"run", "--x", xp, "--w", path_of("w.npy"), "--y", yp, "--impl", "naive", NULL}, o);
+  cr_assert_eq(o->code, 0, "%s", o->err);
+  cr_expect_eq(line_count(o->err), 1, "the float64 note, on one line: %s", o->err);
+  snprintf(shown, sizeof shown, "note: %s/" NASTY_SHOWN "x64.npy is float64", dir);
+  expect_escaped(o->err, "the note", shown);
+  snprintf(shown, sizeof shown, "inputs: x %s/" NASTY_SHOWN "x64.npy, w ", dir);
+  expect_escaped(o->out, "the table", shown);
+  expect_escaped(o->out, "the table", "\nfile:" NASTY_SHOWN "y.npy\n");
+  const char *verdicts = strstr(o->out, "\nverdicts");
+  cr_assert_not_null(verdicts, "%s", o->out);
+  expect_escaped(verdicts, "the verdicts", "\nfile:" NASTY_SHOWN "y.npy\n");
+  run_convlab((const char *[]){"explain", "--x", xp, "--w", path_of("w.npy"), "--y", yp, "--y", path_of("y.npy"),
+                               NULL},
+              o);
+  cr_assert_eq(o->code, 0, "%s", o->err);
+  expect_escaped(o->out, "explain's verdicts", "file:" NASTY_SHOWN "y.npy: A bug");
   free(o);
 }
 
@@ -812,6 +922,49 @@ Test(cli, estimate_says_how_big_the_run_is_and_how_long_it_takes_here_then_stops
               o);
   cr_assert_eq(o->code, 0, "%s", o->err);
   cr_expect(strncmp(o->out, "convlab explain: about ", 23) == 0 && line_count(o->out) == 1, "%s", o->out);
+  free(o);
+}
+
+/* A slip such as --repeats 1000000 on a small shape (about 5000 h here) is refused before anything runs
+ * or is written, naming the flag that allows it; --estimate still says how long it would take. The
+ * program is given a minute: a run that started anyway is stopped, not waited for. */
+Test(cli, refuses_a_run_estimated_beyond_a_day_unless_allow_long_is_given) {
+  outcome *o = malloc(sizeof *o);
+  const char *out = path_of("never");
+  const char *args[] = {"run", "--impl", "naive", "--batch", "1", "--cin", "256", "--cout", "256", "--length",
+                        "1024", "--repeats", "1000000", "--trials", "1000", "--out", out, NULL};
+  char out_path[128], err_path[128];
+  snprintf(out_path, sizeof out_path, "%s/stdout", dir);
+  snprintf(err_path, sizeof err_path, "%s/stderr", dir);
+  const char *argv[C1D_TEST_MAX_ARGS + 2] = {C1D_TEST_CONVLAB};
+  for (int i = 0; args[i]; i++) argv[i + 1] = args[i];
+  const pid_t pid = c1d_test_spawn_async(argv, out_path, err_path);
+  int status = 0, waited = 0;
+  while (waitpid(pid, &status, WNOHANG) == 0 && waited++ < 600) usleep(100 * 1000);
+  if (waited > 600) {
+    kill(pid, SIGKILL);
+    waitpid(pid, &status, 0);
+    cr_assert_fail("a run of thousands of hours started, and was still running after a minute");
+  }
+  char *err = c1d_test_slurp(err_path, NULL), *text = c1d_test_slurp(out_path, NULL);
+  cr_assert(err && text);
+  cr_expect(WIFEXITED(status) && WEXITSTATUS(status) == 2, "exit 2, a usage error (stderr: %s)", err);
+  cr_expect_eq(line_count(err), 1, "one line: %s", err);
+  cr_expect(strncmp(err, "convlab run: this run is estimated at about ", 44) == 0, "%s", err);
+  cr_expect(strstr(err, " h ") && strstr(err, ", beyond 24 h; pass --allow-long to run it anyway"), "%s", err);
+  cr_expect_str_eq(text, "", "nothing on stdout");
+  cr_expect_eq(count_entries(out), -1, "nothing ran, nothing was written");
+  free(err);
+  free(text);
+  const char *estimate[] = {"run", "--impl", "naive", "--batch", "1", "--cin", "256", "--cout", "256", "--length",
+                            "1024", "--repeats", "1000000", "--trials", "1000", "--estimate", NULL};
+  run_convlab(estimate, o);
+  cr_expect_eq(o->code, 0, "%s", o->err);
+  cr_expect(strncmp(o->out, "convlab run: about ", 19) == 0 && line_count(o->out) == 1, "%s", o->out);
+  cr_expect(strstr(o->out, "1000001000 runs of 0.537 GFLOP") != NULL, "%s", o->out);
+  cr_expect(strstr(o->out, "; beyond 24 h, so it runs only with --allow-long\n") != NULL, "%s", o->out);
+  run_convlab((const char *[]){"run", "--help", NULL}, o);
+  cr_expect(strstr(o->out, "--allow-long") && strstr(o->out, "beyond 24 h"), "--help names the flag: %s", o->out);
   free(o);
 }
 

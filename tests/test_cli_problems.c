@@ -3,7 +3,8 @@
  * honour them, `convlab list` saying what each implementation handles, `explain --case` on safetensors
  * files (bf16 depthwise with SiLU and states; weights as (O, C/G, K), (C, 1, K) or (C, K); channel-last),
  * the same through `run --case` and .npy files (float16, initial states), and every malformed case
- * refused with exit 1 and one line. The outputs explained are computed here by the registry's own
+ * refused with exit 1 and one line: a wrong --layout by what it made of the shapes, a case beyond the
+ * memory (ulimit -v here) from its header alone. The outputs explained are computed here by the registry's own
  * contract (grouped_naive) and its bf16-products model, so each verdict is known. */
 #include <criterion/criterion.h>
 #include <criterion/parameterized.h>
@@ -12,8 +13,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "harness/inputs.h"
+#include "harness/memory.h"
 #include "harness/npy.h"
 #include "harness/registry.h"
 #include "harness/safetensors.h"
@@ -528,5 +533,58 @@ ParameterizedTest(const bad_case *c, cli_problems, refuses_each_malformed_case_w
 Test(cli_problems, names_a_missing_case_file) {
   c1d_outcome *o = run((const char *[]){"explain", "--case", path_of("none.safetensors"), NULL});
   c1d_test_expect_one_line_error(o, 1, "none.safetensors: cannot open");
+  free(o);
+}
+
+/* An (N, C, L) case read with --layout nlc: x (2, 4, 32) became C=32, w's C/G=4 made 8 groups, and the
+ * message blamed "groups G=8" that nobody gave. */
+Test(cli_problems, says_what_the_layout_made_of_the_shapes_when_they_do_not_fit) {
+  const char *path = path_of("ncl.safetensors");
+  write_raw(path, "{\"x\":{\"dtype\":\"F32\",\"shape\":[2,4,32],\"data_offsets\":[0,1024]},"
+                  "\"w\":{\"dtype\":\"F32\",\"shape\":[6,4,3],\"data_offsets\":[1024,1312]},"
+                  "\"y\":{\"dtype\":\"F32\",\"shape\":[2,6,32],\"data_offsets\":[1312,2848]}}", 2848, 0);
+  c1d_outcome *o = run((const char *[]){"explain", "--case", path, "--layout", "nlc", NULL});
+  c1d_test_expect_one_line_error(o, 1, "with --layout nlc, x (2, 4, 32) reads as N=2 L=4 C=32 and w (6, 4, 3) as "
+                                       "O=6 C/G=4 K=3");
+  cr_expect(strstr(o->err, "ncl.safetensors") != NULL, "the file is named: %s", o->err);
+  cr_expect(strstr(o->err, "G=8") == NULL && strstr(o->err, "--groups") == NULL, "no groups were given: %s",
+            o->err);
+  free(o);
+}
+
+/* A valid case of 4 GiB (its data a hole) under `ulimit -v`: refused from its 8 bytes and header, at
+ * once, naming the limit. It was read whole first (a 2 GB case peaked at 4.35 GB before the refusal). */
+Test(cli_problems, refuses_a_case_beyond_the_memory_from_its_header_alone) {
+  const double gib = 1073741824.0;
+  if (c1d_memory_available().bytes < 3.0 * gib)
+    cr_skip_test("less than 3 GiB free: ulimit -v would not be the lowest limit");
+  const char *path = path_of("big.safetensors");
+  write_raw(path, "{\"x\":{\"dtype\":\"F32\",\"shape\":[1,1,536870912],\"data_offsets\":[0,2147483648]},"
+                  "\"w\":{\"dtype\":\"F32\",\"shape\":[1,1,2],\"data_offsets\":[2147483648,2147483656]},"
+                  "\"y\":{\"dtype\":\"F32\",\"shape\":[1,1,536870912],\"data_offsets\":[2147483656,4294967304]}}",
+            0, 0);
+  FILE *f = fopen(path, "rb");
+  cr_assert_not_null(f);
+  cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+  const long header_end = ftell(f);
+  fclose(f);
+  cr_assert_eq(truncate(path, header_end + 4294967304LL), 0, "the data as a hole");
+  /* 2 GiB of address space beyond what this process maps (convlab maps about as much at its start). */
+  f = fopen("/proc/self/statm", "r");
+  unsigned long long pages = 0;
+  cr_assert(f && fscanf(f, "%llu", &pages) == 1);
+  fclose(f);
+  const rlim_t limit = (rlim_t)((double)pages * (double)sysconf(_SC_PAGESIZE) + 2.0 * gib);
+  cr_assert_eq(setrlimit(RLIMIT_AS, &(struct rlimit){limit, limit}), 0); /* this test's process and its child */
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  c1d_outcome *o = run((const char *[]){"explain", "--case", path, NULL});
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  c1d_test_expect_one_line_error(o, 1, "the address-space limit (ulimit -v) leaves");
+  struct rusage ru;
+  getrusage(RUSAGE_CHILDREN, &ru);
+  cr_expect_lt(ru.ru_maxrss, 64 * 1024, "convlab's peak RSS %ld kB: the data was read", ru.ru_maxrss);
+  const double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  cr_expect_lt(s, 5.0, "%.2f s to refuse it", s); /* loose: a few ms here */
   free(o);
 }

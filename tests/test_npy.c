@@ -367,6 +367,24 @@ Test(npy, shows_a_dtype_holding_control_bytes_escaped_on_one_line) {
                          "unsupported dtype '<f\\n4\\x1b]0;title\\x07'");
 }
 
+/* 'descr': '<f4\x00' was read as '<f4' (the string ended at the NUL); NumPy refuses the header. */
+Test(npy, refuses_a_string_holding_a_nul_byte) {
+  const char *path = path_of("nul_dtype.npy");
+  const char *dict = "{'descr': '<f4#', 'fortran_order': False, 'shape': (2,), }";
+  write_raw(path, 1, dict, -1, 8);
+  FILE *f = fopen(path, "r+b");
+  cr_assert_not_null(f);
+  const long at = 10 + (long)(strchr(dict, '#') - dict); /* after magic, version and length */
+  cr_assert_eq(fseek(f, at, SEEK_SET), 0);
+  fputc('\0', f);
+  fclose(f);
+  c1d_npy_header h;
+  cr_assert_eq(c1d_npy_probe(path, &h), C1D_ERR_FORMAT, "the NUL was taken as the end of '<f4'");
+  const char *d = c1d_error_detail();
+  cr_expect(strstr(d, "NUL") != NULL && strstr(d, "nul_dtype.npy") != NULL, "%s", d);
+  cr_expect_null(strchr(d, '\n'), "one line: %s", d);
+}
+
 /* Opening a FIFO for reading waits for a writer; the check must come first. */
 Test(npy, refuses_a_fifo_at_once_as_not_a_regular_file, .timeout = 10) {
   const char *path = path_of("fifo.npy");

@@ -70,3 +70,13 @@ Test(python, finds_products_rounded_to_bf16_an_offset_channel_and_ignored_states
 }
 
 Test(python, says_in_one_line_what_is_wrong_with_the_tensors_or_the_setup) { run_class("ClearErrors"); }
+
+/* tests/python/test_reports.py: convlab.read_run and friends read one run's reports and saved outputs
+ * through their sets' links, and refuse outputs of another run. NumPy only. */
+Test(python, reads_one_runs_reports_and_outputs_and_refuses_a_mix) {
+  if (access(PYTHON, X_OK) != 0) cr_skip_test(PYTHON " is absent: the Python helper cannot be tested here");
+  const char *argv[] = {PYTHON, C1D_SOURCE_DIR "/tests/python/test_reports.py", "-v", NULL};
+  const int code = spawn(argv);
+  cr_expect_eq(code, 0, "test_reports.py failed (exit %d):\n%s", code, log_tail());
+  cr_expect(strstr(log_tail(), "\nOK") != NULL, "test_reports.py did not report OK:\n%s", log_tail());
+}

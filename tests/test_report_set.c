@@ -349,3 +349,258 @@ Test(report_set, a_stream_says_why_a_write_failed) {
   fclose(f);
   close(fd);
 }
+
+// --- never through a link, only what convlab wrote (issue 22) ------------------------------------
+
+static void write_file_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  cr_assert_not_null(f, "%s: %s", path, strerror(errno));
+  fputs(text, f);
+  fclose(f);
+}
+
+Test(report_set, a_link_named_like_a_set_is_never_followed_and_what_was_left_alone_is_said) {
+  cr_assert_eq(mkdir(at("victim"), 0777), 0);
+  write_file_text(at("victim/thesis.tex"), "precious\n");
+  write_file_text(at("victim/report.json"), "mine\n");
+  cr_assert_eq(mkdir(at("vout"), 0777), 0);
+  cr_assert_eq(symlink("../victim", at("vout/.report-old")), 0);
+  /* A directory named like a set that convlab did not mark, and one it did (a killed run's). */
+  cr_assert_eq(mkdir(at("vout/.report-foreign"), 0777), 0);
+  write_file_text(at("vout/.report-foreign/report.json"), "mine too\n");
+  cr_assert_eq(mkdir(at("vout/.report-killed"), 0777), 0);
+  write_file_text(at("vout/.report-killed/.convlab-set"), "convlab report set, run x\n");
+  write_file_text(at("vout/.report-killed/report.json"), "half\n");
+  char err[512];
+  cr_assert_eq(run_convlab(at("vout"), "1", 0, err, sizeof err), 0, "%s", err);
+  cr_expect(contains(at("victim"), "thesis.tex", "precious"), "a file outside --out was touched");
+  cr_expect(contains(at("victim"), "report.json", "mine"), "a file outside --out was touched");
+  cr_expect(contains(at("vout/.report-foreign"), "report.json", "mine too"), "an unmarked directory was emptied");
+  struct stat sb;
+  cr_expect(lstat(at("vout/.report-old"), &sb) == 0 && S_ISLNK(sb.st_mode), "the link itself stays");
+  cr_expect_neq(access(at("vout/.report-killed"), F_OK), 0, "a marked leftover goes");
+  cr_expect(strstr(err, "/.report-old alone: a link or a file, not a set convlab wrote") != NULL, "stderr: %s", err);
+  cr_expect(strstr(err, "/.report-foreign alone: a directory without convlab's mark") != NULL, "stderr: %s", err);
+  expect_set_of(at("vout"), 1, 0);
+}
+
+/* The outputs set's manifest run id, read through the committed set's link as a reader should. */
+static char *json_string_at(const char *path, const char *key) {
+  char *text = c1d_test_slurp(path, NULL);
+  if (!text) return NULL;
+  cJSON *root = cJSON_Parse(text);
+  free(text);
+  const char *v = cJSON_GetStringValue(cJSON_GetObjectItem(root, key));
+  char *out = v ? strdup(v) : NULL;
+  cJSON_Delete(root);
+  return out;
+}
+
+/* report.json's run id and the saved outputs' manifest's, each read through its set's commit link. */
+static void expect_one_run(const char *out, const char *saved) {
+  char a[300], b[300];
+  snprintf(a, sizeof a, "%s/.report/report.json", out);
+  snprintf(b, sizeof b, "%s/.outputs/outputs.json", saved);
+  char *report = json_string_at(a, "run_id"), *outputs = json_string_at(b, "run_id");
+  cr_assert_not_null(report, "%s has no run_id", a);
+  cr_assert_not_null(outputs, "%s has no run_id", b);
+  cr_expect_str_eq(report, outputs, "the report and the saved outputs come from different runs");
+  free(report);
+  free(outputs);
+  snprintf(a, sizeof a, "%s/naive.npy", saved);
+  snprintf(b, sizeof b, "%s/oracle.npy", saved);
+  cr_expect(access(a, R_OK) == 0 && access(b, R_OK) == 0, "the outputs are readable by their names");
+}
+
+static pid_t spawn_saving(const char *out, const char *saved, const char *seed, const char *stderr_path) {
+  const char *argv[] = {C1D_TEST_CONVLAB, "run", "--batch", "2", "--cin", "16", "--cout", "8", "--length",
+                        "512", "--impl", "naive", "--seed", seed, "--out", out, "--save-outputs", saved, NULL};
+  return c1d_test_spawn_async(argv, at("stdout"), stderr_path);
+}
+
+Test(report_set, saved_outputs_commit_with_the_report_when_runs_race) {
+  char out[256], saved[256];
+  snprintf(out, sizeof out, "%s", at("c2"));
+  snprintf(saved, sizeof saved, "%s", at("c2/outputs"));
+  for (int round = 0; round < 10; round++) {
+    pid_t pid[2];
+    char seeds[2][16], outs[2][256];
+    for (int k = 0; k < 2; k++) {
+      snprintf(seeds[k], sizeof seeds[k], "%d", 1000 + 2 * round + k);
+      snprintf(outs[k], sizeof outs[k], "%s/stderr%d", dir, k);
+      pid[k] = spawn_saving(out, saved, seeds[k], outs[k]);
+    }
+    for (int k = 0; k < 2; k++) {
+      int status = 0;
+      cr_assert_eq(waitpid(pid[k], &status, 0), pid[k]);
+      cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "a racing run failed (round %d): %s", round,
+                c1d_test_tail(outs[k]));
+    }
+    expect_one_run(out, saved);
+  }
+  /* One outputs set, no staged directory left behind. */
+  DIR *d = opendir(saved);
+  int sets = 0;
+  for (struct dirent *e; (e = readdir(d));) sets += !strncmp(e->d_name, ".outputs-", 9);
+  closedir(d);
+  cr_expect_eq(sets, 1, "%d outputs sets under %s", sets, saved);
+}
+
+Test(report_set, a_run_killed_before_its_commit_leaves_the_previous_outputs) {
+  char out[256], saved[256], err[512];
+  snprintf(out, sizeof out, "%s", at("killed"));
+  snprintf(saved, sizeof saved, "%s", at("killed/outputs"));
+  pid_t pid = spawn_saving(out, saved, "1", at("stdout"));
+  int status = 0;
+  cr_assert_eq(waitpid(pid, &status, 0), pid);
+  cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  char *first = json_string_at(at("killed/outputs/outputs.json"), "run_id");
+  cr_assert_not_null(first);
+  /* A bigger run killed while it computes: its staged outputs are invisible, and go at the next commit. */
+  const char *argv[] = {C1D_TEST_CONVLAB, "run", "--batch", "8", "--cin", "256", "--cout", "256", "--length",
+                        "4096", "--impl", "naive,kahan", "--out", out, "--save-outputs", saved, NULL};
+  pid = c1d_test_spawn_async(argv, at("stdout"), at("stderr"));
+  int staged = 0;
+  char current[256];
+  ssize_t n = readlink(at("killed/outputs/.outputs"), current, sizeof current - 1);
+  cr_assert_gt(n, 0);
+  current[n] = '\0';
+  for (int i = 0; i < 800 && !staged; i++) { /* until its oracle.npy is saved in a set of its own */
+    const struct timespec pause = {0, 25 * 1000 * 1000};
+    nanosleep(&pause, NULL);
+    DIR *d = opendir(saved);
+    for (struct dirent *e; d && (e = readdir(d));) {
+      char path[1024];
+      snprintf(path, sizeof path, "%s/%s/oracle.npy", saved, e->d_name);
+      staged |= !strncmp(e->d_name, ".outputs-", 9) && strcmp(e->d_name, current) && access(path, F_OK) == 0;
+    }
+    if (d) closedir(d);
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  cr_expect(staged, "the killed run never staged an output");
+  char *now = json_string_at(at("killed/outputs/outputs.json"), "run_id");
+  cr_expect(now && !strcmp(now, first), "a reader sees the killed run's outputs");
+  free(now);
+  expect_one_run(out, saved);
+  cr_assert_eq(run_convlab(out, "3", 0, err, sizeof err), 0, "%s", err); /* no --save-outputs: untouched */
+  pid = spawn_saving(out, saved, "4", at("stdout"));
+  cr_assert_eq(waitpid(pid, &status, 0), pid);
+  cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  expect_one_run(out, saved);
+  DIR *d = opendir(saved);
+  int sets = 0;
+  for (struct dirent *e; (e = readdir(d));) sets += !strncmp(e->d_name, ".outputs-", 9);
+  closedir(d);
+  cr_expect_eq(sets, 1, "the killed run's staged set was not cleaned up (%d sets)", sets);
+  free(first);
+}
+
+Test(report_set, an_unwritable_save_outputs_is_refused_before_any_work) {
+  if (unshare(CLONE_NEWNS) != 0) cr_skip_test("a private mount needs root (unshare: %s)", strerror(errno));
+  cr_assert_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0, "%s", strerror(errno));
+  const char *ro = at("ro");
+  cr_assert_eq(mkdir(ro, 0777), 0);
+  cr_assert_eq(mount("tmpfs", ro, "tmpfs", MS_RDONLY, "size=40k"), 0, "mount: %s", strerror(errno));
+  const char *argv[] = {C1D_TEST_CONVLAB, "run", "--batch", "1", "--cin", "8", "--cout", "4", "--length", "64",
+                        "--impl", "naive", "--out", at("ro_out"), "--save-outputs", ro, NULL};
+  cr_expect_eq(c1d_test_spawn(argv, at("stdout"), at("stderr")), 1);
+  char *err = c1d_test_slurp(at("stderr"), NULL), *table = c1d_test_slurp(at("stdout"), NULL);
+  cr_expect(err && strstr(err, "cannot write under") && strstr(err, "/ro: Read-only file system"), "stderr: %s", err);
+  cr_expect(err && strchr(err, '\n') == err + strlen(err) - 1, "one line: %s", err);
+  cr_expect(table && !strstr(table, "naive"), "the run was done before the refusal: %s", table);
+  cr_expect_neq(access(at("ro_out"), F_OK), 0, "--out was made for a run that never started");
+  free(err);
+  free(table);
+  umount(ro);
+}
+
+Test(report_set, a_path_too_deep_creates_nothing_and_its_message_keeps_the_reason) {
+  enum { LEVELS = 3000 };
+  char *deep = malloc(LEVELS * 2 + 300);
+  int n = snprintf(deep, 300, "%s", at("deep"));
+  for (int i = 0; i < LEVELS; i++) n += sprintf(deep + n, "/a");
+  const char *argv[] = {C1D_TEST_CONVLAB, "run", "--batch", "1", "--cin", "8", "--cout", "4", "--length", "64",
+                        "--impl", "naive", "--save-outputs", deep, NULL};
+  cr_expect_eq(c1d_test_spawn(argv, at("stdout"), at("stderr")), 1);
+  char *err = c1d_test_slurp(at("stderr"), NULL);
+  cr_expect(err && strstr(err, "bytes long; this system takes at most 4095\n"), "the reason is cut: %s", err);
+  cr_expect(err && strchr(err, '\n') == err + strlen(err) - 1, "one line: %s", err);
+  cr_expect_neq(access(at("deep"), F_OK), 0, "directories were made for a path that cannot exist");
+  free(err);
+  /* The same with --out, whose message names the path first and the reason last. */
+  const char *argv2[] = {C1D_TEST_CONVLAB, "run", "--batch", "1", "--cin", "8", "--cout", "4", "--length", "64",
+                         "--impl", "naive", "--out", deep, NULL};
+  cr_expect_eq(c1d_test_spawn(argv2, at("stdout"), at("stderr")), 1);
+  err = c1d_test_slurp(at("stderr"), NULL);
+  cr_expect(err && strstr(err, "bytes left out ...]") && strstr(err, "this system takes at most 4095\n"),
+            "the reason is cut: %s", err);
+  cr_expect_neq(access(at("deep"), F_OK), 0, "directories were made for a path that cannot exist");
+  free(err);
+  free(deep);
+}
+
+/* A staged set holding one file per text ("a.npy" ...), of run `id`. */
+static c1d_staged_set *staged_with(const char *out, const char *id, const char *text, int files) {
+  c1d_staged_set *s = NULL;
+  cr_assert_eq(c1d_staged_set_open(out, "outputs", ".npy", id, &s), C1D_OK, "%s", c1d_error_detail());
+  for (int i = 0; i < files; i++) {
+    char name[16], path[4200];
+    snprintf(name, sizeof name, "%c.npy", 'a' + i);
+    snprintf(path, sizeof path, "%s/%s", c1d_staged_set_dir(s), name);
+    write_file_text(path, text);
+    cr_assert_eq(c1d_staged_set_add(s, name), C1D_OK);
+  }
+  return s;
+}
+
+Test(report_set, a_staged_set_commits_with_the_report_set_or_not_at_all) {
+  const char *out = at("both"), *saved = at("both/outputs");
+  c1d_report_set set = set_at(out);
+  writer_ctx first = {"first", -1, -1}, second = {"second", 2, -1}, third = {"third", -1, -1};
+  set.run_id = "run-1";
+  set.with = staged_with(saved, "run-1", "one\n", 1);
+  cr_assert_eq(c1d_report_set_write(&set, write_text, &first), C1D_OK, "%s", c1d_error_detail());
+  c1d_staged_set_discard(set.with); /* committed: only freed */
+  cr_expect(contains(saved, "a.npy", "one"));
+  cr_expect(contains(saved, "outputs.json", "\"run_id\":\t\"run-1\""));
+  /* The reports fail half-way: the outputs of that run are not seen either. */
+  set.with = staged_with(saved, "run-2", "two\n", 2);
+  cr_expect_eq(c1d_report_set_write(&set, write_text, &second), C1D_ERR_IO);
+  cr_expect(!c1d_staged_set_committed(set.with));
+  c1d_staged_set_discard(set.with);
+  expect_texts(out, "first");
+  cr_expect(contains(saved, "a.npy", "one"), "the failed run's outputs replaced the previous ones");
+  cr_expect_neq(access(at("both/outputs/b.npy"), F_OK), 0, "the failed run's new output is visible");
+  cr_expect(contains(saved, "outputs.json", "run-1"));
+  /* Both commit; a name the new set lacks is no longer shown. */
+  c1d_staged_set *s = staged_with(saved, "run-3", "three\n", 2);
+  set.with = s;
+  cr_assert_eq(c1d_report_set_write(&set, write_text, &third), C1D_OK, "%s", c1d_error_detail());
+  c1d_staged_set_discard(s);
+  expect_texts(out, "third");
+  cr_expect(contains(saved, "b.npy", "three") && contains(saved, "outputs.json", "run-3"));
+  set.with = staged_with(saved, "run-4", "four\n", 1);
+  cr_assert_eq(c1d_staged_set_commit(set.with), C1D_OK, "%s", c1d_error_detail());
+  c1d_staged_set_discard(set.with);
+  cr_expect(contains(saved, "a.npy", "four"));
+  struct stat sb;
+  cr_expect_neq(lstat(at("both/outputs/b.npy"), &sb), 0, "a link to an output the set lacks stays");
+  DIR *d = opendir(saved);
+  int sets = 0;
+  for (struct dirent *e; (e = readdir(d));) sets += !strncmp(e->d_name, ".outputs-", 9);
+  closedir(d);
+  cr_expect_eq(sets, 1, "%d outputs sets, not one", sets);
+}
+
+Test(report_set, a_set_another_run_is_still_filling_is_left_to_it) {
+  const char *saved = at("filling");
+  c1d_staged_set *mine = staged_with(saved, "run-a", "a\n", 1);
+  c1d_staged_set *other = staged_with(saved, "run-b", "b\n", 1);
+  cr_assert_eq(c1d_staged_set_commit(other), C1D_OK, "%s", c1d_error_detail());
+  c1d_staged_set_discard(other);
+  cr_expect_eq(access(c1d_staged_set_dir(mine), F_OK), 0, "another run's clean-up took a set being filled");
+  cr_assert_eq(c1d_staged_set_commit(mine), C1D_OK, "%s", c1d_error_detail());
+  c1d_staged_set_discard(mine);
+  cr_expect(contains(saved, "a.npy", "a\n") && contains(saved, "outputs.json", "run-a"));
+}

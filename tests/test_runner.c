@@ -6,11 +6,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "harness/execute.h"
 #include "harness/memory.h"
 #include "harness/npy.h"
 #include "harness/registry.h"
+#include "harness/report_set.h"
 #include "harness/runner.h"
 #include "reference/oracle.h"
 
@@ -302,11 +305,13 @@ Test(runner, saves_each_output_and_the_oracle_as_npy) {
   cfg.save_outputs_dir = path;
   c1d_run_results r;
   cr_assert_eq(c1d_run(&cfg, &r), C1D_OK, "%s", c1d_error_detail());
+  snprintf(path, sizeof path, "%s/sub/naive.npy", dir);
+  cr_expect_neq(access(path, F_OK), 0, "an output is visible before its set commits");
+  cr_assert_eq(c1d_staged_set_commit(r.saved_outputs), C1D_OK, "%s", c1d_error_detail());
   c1d_run_results_free(&r);
   float *y = NULL;
   double *ref = NULL;
   c1d_npy_header h;
-  snprintf(path, sizeof path, "%s/sub/naive.npy", dir);
   cr_assert_eq(c1d_npy_read_f32(path, 0, &y, &h, NULL), C1D_OK, "%s", c1d_error_detail());
   cr_expect_eq(h.ndim, 3);
   cr_expect_eq(h.shape[2], small.L);
@@ -467,6 +472,37 @@ Test(memory, this_machine_reports_at_most_its_physical_memory) {
   c1d_memory_room r = c1d_memory_available();
   cr_expect_gt(r.bytes, 0.0);
   cr_expect_leq(r.bytes, c1d_physical_memory());
+}
+
+Test(memory, takes_the_address_space_limit_less_what_is_mapped_when_lower) {
+  const c1d_memory_room six = c1d_memory_available_from(meminfo_6g, NULL, NULL);
+  c1d_memory_room r = c1d_memory_within_address_space(six, 16e9, 1e9);
+  cr_expect_eq(r.bytes, six.bytes, "a limit above the memory changes nothing");
+  cr_expect_str_eq(r.limit, "available memory");
+  r = c1d_memory_within_address_space(six, 3e9, 1e9);
+  cr_expect_eq(r.bytes, 2e9, "the limit minus what is mapped: %g", r.bytes);
+  cr_expect_str_eq(r.limit, "the address-space limit (ulimit -v)");
+  r = c1d_memory_within_address_space(six, -1.0, 1e9);
+  cr_expect_eq(r.bytes, six.bytes, "no limit");
+  r = c1d_memory_within_address_space(six, 1e9, 2e9);
+  cr_expect_eq(r.bytes, 0.0, "a limit already exceeded leaves nothing");
+}
+
+/* `prlimit --as=8e9 convlab run ...` passed the check and failed to allocate 48 s later. */
+Test(memory, this_process_under_ulimit_v_reports_what_the_limit_leaves) {
+  const c1d_memory_room free_room = c1d_memory_available();
+  if (free_room.bytes < 2.0 * 1073741824.0)
+    cr_skip_test("less than 2 GiB free: ulimit -v would not be the lowest limit");
+  FILE *f = fopen("/proc/self/statm", "r");
+  unsigned long long pages = 0;
+  cr_assert(f && fscanf(f, "%llu", &pages) == 1);
+  fclose(f);
+  const double mapped = (double)pages * (double)sysconf(_SC_PAGESIZE), gib = 1073741824.0;
+  const struct rlimit as = {(rlim_t)(mapped + gib), (rlim_t)(mapped + gib)};
+  cr_assert_eq(setrlimit(RLIMIT_AS, &as), 0); /* this test's process only (Criterion runs each in one) */
+  const c1d_memory_room r = c1d_memory_available();
+  cr_expect_str_eq(r.limit, "the address-space limit (ulimit -v)");
+  cr_expect(r.bytes > 0.9 * gib && r.bytes <= gib, "about 1 GiB left: %.3f GiB", r.bytes / gib);
 }
 
 Test(memory, refuses_what_does_not_fit_in_the_room_left_naming_the_largest_part) {

@@ -22,17 +22,25 @@ assert_rounding_only() is explain() for a test suite: it returns the same dict w
 allowed (by default fp32-rounding only: the contract holds) and raises AssertionError with the verdict,
 where and reason otherwise.
 
+read_run(DIR) reads what `convlab run --out DIR --save-outputs DIR/outputs` wrote as one run's files:
+report.json (a dict), report.csv, report.txt, report.html and the saved outputs (NumPy arrays), each
+set read through its commit link, and the outputs' run id checked against the report's (SetMismatch when
+they come from different runs). read_reports and read_saved_outputs read one set each.
+
 convlab itself is found beside this package (../../build/harness/convlab), or where $CONVLAB says.
 """
 
 import json
+import operator
 import os
 import subprocess
 import tempfile
 
 from . import _safetensors
+from ._reports import SetMismatch, read_reports, read_run, read_saved_outputs
 
-__all__ = ["explain", "assert_rounding_only", "convlab_path", "ConvlabError"]
+__all__ = ["explain", "assert_rounding_only", "convlab_path", "ConvlabError", "read_run", "read_reports",
+           "read_saved_outputs", "SetMismatch"]
 
 
 class ConvlabError(RuntimeError):
@@ -58,23 +66,60 @@ def _ndim(tensor):
 def _check(name, tensor, ndims):
     if not hasattr(tensor, "shape") or not hasattr(tensor, "dtype"):
         raise TypeError(f"{name} is a {type(tensor).__name__}; pass a torch tensor or a NumPy array")
+    _readable(name, tensor)
     if _ndim(tensor) not in ndims:
         want = " or ".join(str(d) for d in ndims)
         raise ValueError(f"{name} has shape {tuple(tensor.shape)}; it needs {want} dimensions")
 
 
+def _readable(name, value):
+    """ValueError for a torch tensor with no values to read (meta device) or none numpy can take (sparse):
+    said here, in one line, before anything tries to read it."""
+    device = getattr(getattr(value, "device", None), "type", None)
+    if getattr(value, "is_meta", False) or device == "meta":
+        raise ValueError(f"{name} is on the meta device; it holds no values to check")
+    is_torch = type(value).__module__.split(".")[0] == "torch"
+    if is_torch and str(getattr(value, "layout", "torch.strided")) != "torch.strided":
+        raise ValueError(f"{name} is a {value.layout} tensor; convlab reads dense ones ({name}.to_dense())")
+
+
+def _what(value):
+    """value in a few words on one line: an array's repr can take many."""
+    if not (hasattr(value, "shape") and hasattr(value, "dtype")):
+        return repr(value)
+    if not tuple(value.shape):
+        return f"{value!r} of {value.dtype}"
+    return f"{type(value).__name__} of {value.dtype} with shape {tuple(value.shape)}"
+
+
 def _positive_int(name, value):
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise ValueError(f"{name} must be a positive integer (got {value!r})")
+    """value as a Python int: an int, or an integer scalar of NumPy or PyTorch (np.int64(2), torch.tensor(2),
+    a 0-dim integer array), which F.conv1d takes too. ValueError for bools, floats, arrays of several
+    elements and values below 1."""
+    if hasattr(value, "shape"):
+        _readable(name, value)
+    dtype = str(getattr(value, "dtype", ""))
+    ok = not isinstance(value, bool) and not dtype.endswith("bool") and hasattr(value, "__index__")
+    ok = ok and not tuple(getattr(value, "shape", ()))  # a scalar, not a one-element array
+    if ok:
+        try:
+            value = operator.index(value)
+        except TypeError:  # a float tensor has __index__ but refuses it
+            ok = False
+    if not ok or value < 1:
+        raise ValueError(f"{name} must be a positive integer (got {_what(value)})")
+    return value
 
 
 def explain(x, w, y, b=None, *, groups=1, dilation=1, activation=None, initial_states=None, layout="ncl"):
     """The verdict on y as convlab explain --json gives it (a dict; see the module's text).
 
     groups: as F.conv1d's; a (C, 1, K) or (C, K) weight is depthwise whatever it says, a declared G > 1
-    must agree with w. activation: None (or "none") or "silu". initial_states: (N, C, (K-1)*D), the
-    history before t = 0. TypeError or ValueError for tensors that are not float32/bfloat16/float16 or do
-    not fit together (convlab's one-line reason), ConvlabError when convlab is missing or fails.
+    must agree with w; groups and dilation may be ints or integer scalars of NumPy or PyTorch.
+    activation: None (or "none") or "silu". initial_states: (N, C, (K-1)*D), the history before t = 0.
+    TypeError or ValueError for tensors that are not float32/bfloat16/float16, hold no values (the meta
+    device) or do not fit together (convlab's one-line reason), ConvlabError when convlab is missing or
+    fails.
     """
     _check("x", x, (3,))
     _check("w", w, (2, 3))
@@ -83,8 +128,8 @@ def explain(x, w, y, b=None, *, groups=1, dilation=1, activation=None, initial_s
         _check("b", b, (1,))
     if initial_states is not None:
         _check("initial_states", initial_states, (3,))
-    _positive_int("groups", groups)
-    _positive_int("dilation", dilation)
+    groups = _positive_int("groups", groups)
+    dilation = _positive_int("dilation", dilation)
     if activation not in (None, "none", "silu"):
         raise ValueError(f"activation must be None, 'none' or 'silu' (got {activation!r})")
     if layout not in ("ncl", "nlc"):

@@ -13,6 +13,7 @@ import importlib.util
 import os
 import unittest
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 
@@ -133,6 +134,17 @@ class CorrectOutputsAreRounding(unittest.TestCase):
         w = conv_init(8, 8, 4, fan_in=32, generator=g)
         r = convlab.explain(x.numpy(), w.numpy(), causal(x, w).numpy())
         self.assertEqual(r["verdict"], "fp32-rounding", r["reason"])
+
+    def test_groups_and_dilation_as_integer_scalars_of_numpy_and_torch_are_taken_as_ints(self):
+        g = torch.Generator().manual_seed(5)
+        x = torch.randn(1, 8, 64, generator=g)
+        w = conv_init(8, 4, 3, fan_in=12, generator=g)
+        y = causal(x, w, dilation=2, groups=2)
+        for groups, dilation in ((np.int64(2), np.int32(2)), (torch.tensor(2), torch.tensor(2, dtype=torch.int32)),
+                                 (np.array(2), 2)):
+            r = convlab.explain(x, w, y, groups=groups, dilation=dilation)
+            self.assertEqual(r["verdict"], "fp32-rounding", r["reason"])
+            self.assertEqual((r["problem"]["G"], r["problem"]["D"]), (2, 2))
 
     def test_bf16_depthwise_with_silu_and_states_by_concatenation_meets_the_contract(self):
         m = Mamba(5)
@@ -320,6 +332,33 @@ class ClearErrors(unittest.TestCase):
         with self.assertRaises(ValueError) as caught:
             convlab.explain(self.x, self.w, self.y, groups=2)
         self.assertIn("--groups 2", str(caught.exception))
+
+    def test_groups_or_dilation_that_is_no_integer_scalar_is_refused_in_one_line(self):
+        for value, got in ((torch.tensor(1.0), "got tensor(1.) of torch.float32"), (np.float64(1), "got 1.0"),
+                           (torch.tensor([[1, 2], [3, 4]]), "got Tensor of torch.int64 with shape (2, 2)"),
+                           (np.array([1]), "got ndarray of int64 with shape (1,)"), (True, "got True"),
+                           (torch.tensor(True), "got tensor(True) of torch.bool"), (np.int64(0), "got 0")):
+            for name in ("groups", "dilation"):
+                with self.assertRaises(ValueError) as caught:
+                    convlab.explain(self.x, self.w, self.y, **{name: value})
+                self.assertIn(f"{name} must be a positive integer ({got}", str(caught.exception))
+                self.assertNotIn("\n", str(caught.exception))
+
+    def test_a_tensor_on_the_meta_device_is_refused_before_anything_reads_it(self):
+        for name in ("x", "w", "y", "b"):
+            args = {"x": self.x, "w": self.w, "y": self.y, "b": torch.zeros(3)}
+            args[name] = args[name].to("meta")
+            with self.assertRaises(ValueError) as caught:
+                convlab.explain(**args)
+            self.assertEqual(str(caught.exception), f"{name} is on the meta device; it holds no values to check")
+        with self.assertRaises(ValueError) as caught:
+            convlab.explain(self.x, self.w, self.y, dilation=torch.tensor(1, device="meta"))
+        self.assertEqual(str(caught.exception), "dilation is on the meta device; it holds no values to check")
+
+    def test_a_sparse_tensor_is_refused_by_name(self):
+        with self.assertRaises(ValueError) as caught:
+            convlab.explain(self.x, self.w.to_sparse(), self.y)
+        self.assertIn("w is a torch.sparse_coo tensor; convlab reads dense ones", str(caught.exception))
 
     def test_a_nan_input_is_refused(self):
         x = self.x.clone()
