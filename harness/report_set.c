@@ -131,14 +131,15 @@ static int starts_with(const char *s, const char *prefix) { return strncmp(s, pr
 
 // --- the checks -------------------------------------------------------------------------------
 
-/* Every existing part of dir is a directory; the deepest existing one can be written. */
-static c1d_status check_path(const char *dir) {
-  char p[PATH_SIZE], deepest[PATH_SIZE] = ".";
+/* Every existing part of dir is a directory; the deepest existing one (into deepest) can be written. */
+static c1d_status check_path(const char *dir, char *deepest) {
+  char p[PATH_SIZE];
+  snprintf(deepest, PATH_SIZE, ".");
   if (dir[0] == '\0') return c1d_fail(C1D_ERR_IO, "empty directory name");
   c1d_status st = c1d_check_path_length(dir);
   if (st != C1D_OK) return st;
   snprintf(p, sizeof p, "%s", dir);
-  if (p[0] == '/') snprintf(deepest, sizeof deepest, "/");
+  if (p[0] == '/') snprintf(deepest, PATH_SIZE, "/");
   for (char *s = p + 1;; s++) {
     const int end = *s == '\0';
     if (*s != '/' && !end) continue;
@@ -149,7 +150,7 @@ static c1d_status check_path(const char *dir) {
       break; /* this part and those below it would be created */
     }
     if (!S_ISDIR(sb.st_mode)) return c1d_fail(C1D_ERR_IO, "%s exists and is not a directory", p);
-    snprintf(deepest, sizeof deepest, "%s", p);
+    snprintf(deepest, PATH_SIZE, "%s", p);
     if (end) break;
     *s = '/';
   }
@@ -187,31 +188,27 @@ static c1d_status check_entries(const paths *p) {
   return C1D_OK;
 }
 
-/* A file made and removed again in dir: what permissions and access() cannot tell (a read-only or
- * special file system). Directories made for it are removed again. */
-static c1d_status probe_write(const paths *p) {
-  char *made = NULL, probe[PATH_SIZE];
-  c1d_status st = c1d_make_dirs_tracked(p->set->dir, &made);
-  if (st != C1D_OK) return st;
-  snprintf(probe, sizeof probe, "%s/%s.probe.%ld", p->set->dir, p->tmp_prefix, (long)getpid());
+/* A file made and removed again in the deepest existing directory of the path: what permissions and
+ * access() cannot tell (a read-only or special file system). No directory is made for it: one made and
+ * removed again here could vanish under another run that is making the same path. */
+static c1d_status probe_write(const paths *p, const char *deepest) {
+  char probe[PATH_SIZE];
+  if (snprintf(probe, sizeof probe, "%s/%s.probe.%ld", deepest, p->tmp_prefix, (long)getpid()) >= (int)sizeof probe)
+    return c1d_fail(C1D_ERR_IO, "%s: the path is too long", deepest);
   int fd = open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0)
-    st = c1d_fail(C1D_ERR_IO, "cannot write under %s: %s", p->set->dir, strerror(errno));
-  else {
-    close(fd);
-    unlink(probe);
-  }
-  c1d_remove_made_dirs(p->set->dir, made);
-  free(made);
-  return st;
+  if (fd < 0) return c1d_fail(C1D_ERR_IO, "cannot write under %s: %s", deepest, strerror(errno));
+  close(fd);
+  unlink(probe);
+  return C1D_OK;
 }
 
 c1d_status c1d_report_set_check(const c1d_report_set *set) {
   paths p;
+  char deepest[PATH_SIZE];
   c1d_status st = make_paths(set, &p);
-  if (st == C1D_OK) st = check_path(set->dir);
+  if (st == C1D_OK) st = check_path(set->dir, deepest);
   if (st == C1D_OK) st = check_entries(&p);
-  if (st == C1D_OK) st = probe_write(&p);
+  if (st == C1D_OK) st = probe_write(&p, deepest);
   return st;
 }
 
