@@ -30,15 +30,14 @@ configure:
 build: configure
 	@cmake --build $(BUILD) -j $(JOBS)
 
-# `make run` needs the program only. Its first build, CUDA code included, took 70 s on the idle 2-core
-# development machine (2026-12-02, from a clean clone: 83 s with the run).
+# `make run` needs the program only: scripts/make_run.sh builds it (CMake's output in a log, a line every
+# 15 s), runs the job and says where the reports are.
 build-convlab: configure
 	@cmake --build $(BUILD) -j $(JOBS) --target convlab
 
+RUN_ARGS ?=
 run: deps-run
-	@[ -x $(BUILD)/harness/convlab ] || echo "make run: building convlab first (about 70 s on an idle 2-core machine, CUDA code included)"
-	@$(MAKE) --no-print-directory build-convlab
-	./$(BUILD)/harness/convlab run --out $(OUT) --html
+	@CMAKE_ARGS="$(CMAKE_ARGS)" bash scripts/make_run.sh $(BUILD) $(OUT) $(JOBS) $(RUN_ARGS)
 
 # The oracle's speed against im2col + OpenBLAS DGEMM on the same cores (reference/oracle.c).
 bench-oracle: deps-run

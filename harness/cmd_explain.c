@@ -5,9 +5,11 @@
  * and with --html report.html), one row per y named file:NAME. Exit status 0 whatever the verdict; 1
  * when the work fails, 2 for a bad command line.
  *
- * The options feed three steps, each its own function: where the inputs come from (load_inputs: the
- * .npy files or the case), the run (the runner, as convlab run), and what is printed or written (emit). A new
- * kind of input or a new flag is a line in the table and a branch in the step it belongs to. */
+ * The options feed four steps, each its own function: where the inputs come from (load_inputs: the
+ * .npy files or the case), the run (the runner, as convlab run), for each y called a bug the flag that
+ * reads it as rounding (suggest: "did you mean --activation silu?", harness/suggest_flags.h), and what is
+ * printed or written (emit). A new kind of input or a new flag is a line in the table and a branch in the
+ * step it belongs to. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -22,6 +24,7 @@
 #include "harness/report.h"
 #include "harness/report_files.h"
 #include "harness/runner.h"
+#include "harness/suggest_flags.h"
 #include "numerics/bounds.h"
 #include "reference/dtype.h"
 
@@ -40,8 +43,11 @@ static const char description[] =
     "(C, 1, K) for a depthwise conv; the states are (N, C, (K-1)*D). .npy files may be float32, float16\n"
     "or (inputs) float64, rounded to float32 with a note. --json prints one JSON object (an array of\n"
     "them with several --y) whose \"verdict\" field holds the verdict, and \"where\" the stage for\n"
-    "reduced-precision. --out DIR writes the reports of convlab run (and --html the page), one row per\n"
-    "y named file:NAME (NAME: the file's name, or the path where two share one).\n"
+    "reduced-precision. An output called a bug that reads as rounding with one flag changed\n"
+    "(--activation, --dilation, --layout) gets the line \"did you mean --activation silu?\" after its\n"
+    "verdict (JSON: \"suggestion\"); the verdict stays the declared problem's. --out DIR writes the\n"
+    "reports of convlab run (and --html the page), one row per y named file:NAME (NAME: the file's\n"
+    "name, or the path where two share one).\n"
     "Exit status: 0 whatever the verdict, 1 when the files cannot be used (or disagree with the flags),\n"
     "2 for a bad command line.";
 
@@ -81,65 +87,33 @@ static int option_table(explain_args *a, c1d_option *o) {
   return n + c1d_problem_options(&a->problem, o + n);
 }
 
-/* What a reduced-precision stage means, in words. */
-static const char *reduced_stage(const c1d_explanation *e) {
-  if (!strcmp(e->where, "inputs")) return "the inputs were rounded to a narrower type than given";
-  if (!strcmp(e->where, "products")) return "the products were rounded (to bf16, or to about 22 bits) before the sum";
-  if (!strcmp(e->where, "accumulation")) return "the sums were kept in fp16 or bf16";
-  if (!strcmp(e->where, "output")) return "the result was rounded to a narrower format, or rounded twice";
-  return strcmp(e->fingerprint, "fp32") ? "the outputs were stored in a narrower format than float32"
-                                        : "precision was lost";
-}
-
-/* The verdict as a sentence a person reads first. */
-static void headline(const c1d_explanation *e, char *buf, size_t size) {
-  const c1d_region *r = &e->region;
-  switch (e->verdict) {
-    case C1D_VERDICT_FP32_ROUNDING:
-      snprintf(buf, size, "Not a bug: rounding, consistent with float32 accumulation in some order "
-                          "(fp32-rounding).");
-      break;
-    case C1D_VERDICT_TF32_INPUTS:
-      snprintf(buf, size, "Not a bug: the inputs were rounded to TF32, as tensor cores do "
-                          "(tf32-inputs).");
-      break;
-    case C1D_VERDICT_REDUCED_PRECISION:
-      snprintf(buf, size, "Rounding, but more than the contract allows: %s (reduced-precision%s%s).",
-               reduced_stage(e), e->where[0] ? ", where: " : "", e->where);
-      break;
-    case C1D_VERDICT_BUG_LOCALIZED:
-      snprintf(buf, size, "A bug in %s: n %s, o %s, t %s (bug-localized).", r->kind,
-               r->n, r->o, r->t);
-      break;
-    case C1D_VERDICT_BUG_GLOBAL:
-      snprintf(buf, size, "A bug, nearly everywhere: %.3g%% of the outputs are beyond every rounding "
-                          "model (bug-global).", 100.0 * r->fraction);
-      break;
-    case C1D_VERDICT_NON_FINITE:
-      snprintf(buf, size, "A bug: %lld outputs are NaN or Inf where the exact result is finite, in the "
-                          "%s: n %s, o %s, t %s (non-finite).",
-               (long long)e->nonfinite, r->kind, r->n, r->o, r->t);
-      break;
-    default:
-      snprintf(buf, size, "Inconclusive: the evidence does not decide (inconclusive).");
-  }
-}
-
 static double pct(int64_t part, int64_t whole) { return whole ? 100.0 * (double)part / (double)whole : 0.0; }
 
-static void print_text(const c1d_explanation *e, const c1d_metrics *m, const c1d_shape *s) {
-  char line[600], shape[128];
-  headline(e, line, sizeof line);
+/* "0" or "0-1": the first `count` indices. */
+static const char *first(int64_t count, char *buf, size_t size) {
+  if (count > 1) snprintf(buf, size, "0-%lld", (long long)(count - 1));
+  else snprintf(buf, size, "0");
+  return buf;
+}
+
+static void print_text(const c1d_explanation *e, const c1d_metrics *m, const c1d_shape *s,
+                       const c1d_flag_suggestion *sug) {
+  char line[600], shape[128], rows[32], steps[32];
+  c1d_verdict_headline(e, line, sizeof line);
   printf("%s\n", line);
+  if (sug->flag[0]) /* right under the verdict: a forgotten flag reads as a bug */
+    printf("  did you mean %s? With it the outputs checked (n %s, t %s) are %s; as given, a bug.\n", sug->flag,
+           first(sug->rows, rows, sizeof rows), first(sug->steps, steps, sizeof steps), c1d_verdict_name(sug->verdict));
   c1d_shape_format(s, shape, sizeof shape);
   printf("  why: %s\n", e->reason);
   printf("  problem: %s; %lld outputs compared\n", shape, (long long)e->count);
   printf("  relative L2 error: %.3e; predicted by the models on these inputs:", e->rel_l2);
   for (int k = 0; k < C1D_MODEL_COUNT; k++) /* the models the explainer evaluated */
-    if (e->models[k].available) printf(" %s %.3e", c1d_model_key(k), e->models[k].rel_l2);
+    if (c1d_model_applies(e, k)) printf(" %s %.3e", c1d_model_key(k), e->models[k].rel_l2);
   printf("\n");
-  printf("  median error in units of u*m: %.3g (fp32 model %.3g, tf32 model %.3g)\n", e->cand_stats.z50,
-         e->models[C1D_MODEL_FP32].z50, e->models[C1D_MODEL_TF32_RNA].z50);
+  printf("  median error in units of u*m: %.3g (fp32 model %.3g", e->cand_stats.z50, e->models[C1D_MODEL_FP32].z50);
+  if (c1d_model_applies(e, C1D_MODEL_TF32_RNA)) printf(", tf32 model %.3g", e->models[C1D_MODEL_TF32_RNA].z50);
+  printf(")\n");
   printf("  beyond the float32 bounds: deterministic %.3g%%, probabilistic %.3g%%; beyond the TF32 "
          "bound: %.3g%%\n",
          pct(e->beyond_fp32_det, e->count), pct(e->beyond_fp32_prob, e->count),
@@ -156,10 +130,15 @@ static void print_text(const c1d_explanation *e, const c1d_metrics *m, const c1d
 }
 
 static cJSON *verdict_json(const c1d_explanation *e, const c1d_metrics *m, const c1d_shape *s,
-                           const explain_args *a, const char *name, const char *y_path) {
+                           const explain_args *a, const char *name, const char *y_path,
+                           const c1d_flag_suggestion *sug) {
   cJSON *root = c1d_explanation_json(e);
   if (!root) return NULL;
   cJSON_AddStringToObject(root, "name", name);
+  if (sug->flag[0]) {
+    cJSON_AddStringToObject(root, "suggestion", sug->flag);
+    cJSON_AddStringToObject(root, "suggestion_verdict", c1d_verdict_name(sug->verdict));
+  }
   cJSON_AddItemToObject(root, "problem", c1d_problem_json(s));
   cJSON *f = cJSON_AddObjectToObject(root, "files");
   if (a->case_path) {
@@ -204,9 +183,24 @@ static c1d_status load_inputs(const explain_args *a, c1d_user_files *u, c1d_run_
   return c1d_announce_estimate("explain", cfg, 0, a->allow_long, est);
 }
 
-/* The verdicts on stdout (text or JSON), then the report files under --out. */
+/* For each y called a bug, the flag under which it is rounding, into sug[i] (flag "" for none). A hint
+ * beside the verdict: a check that fails leaves that y without one, and the verdicts as they are. */
+static void suggest(const c1d_run_config *cfg, const c1d_user_files *u, const c1d_run_results *res,
+                    c1d_flag_suggestion *sug) {
+  for (int i = 0; i < u->ys->n; i++) {
+    const c1d_trial_result *t = &res->impls[i].trials[0];
+    memset(&sug[i], 0, sizeof sug[i]);
+    if (t->status != C1D_OK || !t->explained) continue;
+    const c1d_verdict v = t->explanation.verdict;
+    if (v != C1D_VERDICT_BUG_LOCALIZED && v != C1D_VERDICT_BUG_GLOBAL) continue; /* NaN is no flag's doing */
+    if (c1d_suggest_flag(&cfg->shape, cfg->x, cfg->w, cfg->b, cfg->st, u->y[i], &sug[i]) != C1D_OK)
+      c1d_error_clear();
+  }
+}
+
+/* The verdicts on stdout (text or JSON), each with its suggestion, then the report files under --out. */
 static c1d_status emit(const explain_args *a, int argc, char **argv, const c1d_run_config *cfg,
-                       const c1d_user_files *u, const c1d_run_results *res) {
+                       const c1d_user_files *u, const c1d_run_results *res, const c1d_flag_suggestion *sug) {
   const c1d_string_list *ys = u->ys;
   cJSON *list = a->json && ys->n > 1 ? cJSON_CreateArray() : NULL, *one = NULL;
   c1d_status st = C1D_OK;
@@ -219,10 +213,11 @@ static c1d_status emit(const explain_args *a, int argc, char **argv, const c1d_r
     if (!a->json) {
       char name[400];
       if (ys->n > 1) printf("%s%s: ", i ? "\n" : "", c1d_escape_text(res->impls[i].name, name, sizeof name));
-      print_text(&t->explanation, &t->metrics, &cfg->shape);
+      print_text(&t->explanation, &t->metrics, &cfg->shape, &sug[i]);
       continue;
     }
-    cJSON *o = verdict_json(&t->explanation, &t->metrics, &cfg->shape, a, res->impls[i].name, ys->items[i]);
+    cJSON *o = verdict_json(&t->explanation, &t->metrics, &cfg->shape, a, res->impls[i].name, ys->items[i],
+                            &sug[i]);
     if (!o) st = c1d_fail(C1D_ERR_NO_MEMORY, "out of memory");
     else if (list) cJSON_AddItemToArray(list, o);
     else one = o;
@@ -249,6 +244,7 @@ int c1d_cmd_explain(int argc, char **argv) {
   c1d_run_config cfg;
   c1d_run_results res;
   c1d_run_estimate est;
+  c1d_flag_suggestion sug[C1D_OPT_LIST_MAX];
   int help = 0, code = C1D_EXIT_OK;
   memset(&files, 0, sizeof files);
   memset(&res, 0, sizeof res);
@@ -276,9 +272,12 @@ int c1d_cmd_explain(int argc, char **argv) {
   if (a.oracle && (st = c1d_oracle_parse(a.oracle, &cfg.oracle)) != C1D_OK)
     return c1d_cmd_error("explain", st);
   /* Each y is scored by the runner like any row: same oracle, same metrics, same explainer. */
-  if ((st = load_inputs(&a, &files, &cfg, &est)) != C1D_OK || a.estimate ||
-      (st = c1d_run(&cfg, &res)) != C1D_OK || (st = emit(&a, argc, argv, &cfg, &files, &res)) != C1D_OK)
-    code = st == C1D_OK ? C1D_EXIT_OK : c1d_cmd_error("explain", st);
+  st = load_inputs(&a, &files, &cfg, &est);
+  if (st == C1D_OK && !a.estimate && (st = c1d_run(&cfg, &res)) == C1D_OK) {
+    suggest(&cfg, &files, &res, sug);
+    st = emit(&a, argc, argv, &cfg, &files, &res, sug);
+  }
+  if (st != C1D_OK) code = c1d_cmd_error("explain", st);
   c1d_run_results_free(&res);
   c1d_user_files_free(&files);
   c1d_run_estimate_free(&est);

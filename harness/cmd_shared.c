@@ -201,8 +201,10 @@ c1d_status c1d_announce_estimate(const char *cmd, c1d_run_config *cfg, int asked
     printf("convlab %s: %s; beyond %s, so it runs only with --allow-long\n", cmd, line, limit);
   else if (asked)
     printf("convlab %s: %s\n", cmd, line);
-  else if (e->seconds >= C1D_ESTIMATE_ANNOUNCE_S)
+  else if (e->seconds >= C1D_ESTIMATE_ANNOUNCE_S) {
     fprintf(stderr, "convlab %s: %s\n", cmd, line);
+    cfg->progress = 1; /* announced work shows its progress off a terminal too: plain lines (progress.h) */
+  }
   fflush(NULL);
   cfg->estimate = e;
   return C1D_OK;

@@ -12,15 +12,22 @@
  * sums (errors of random sign add up like sqrt(n)), about 0 for TF32 input rounding (one rounding per
  * input, relative to the result whatever n) and for compensated sums.
  *
- * --out DIR writes sweep.csv and sweep.txt (the summary) as one report set: both or neither. */
+ * --out DIR writes sweep.csv and sweep.txt (the summary) as one report set: both or neither.
+ *
+ * A sweep of more than a few seconds is announced first with its estimated time (--estimate: that line
+ * and stop): the run estimates (estimate.h) of its smallest and largest shapes, the others on the line
+ * between them in outputs times products (each shape's outputs all sit in the explainer's sample,
+ * whose models cost products, as do the runs and the oracle). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness/report_set.h"
 #include "harness/cli.h"
 #include "harness/commands.h"
+#include "harness/estimate.h"
 #include "harness/execute.h"
 #include "harness/inputs.h"
 #include "harness/progress.h"
@@ -32,6 +39,9 @@
 #define MAX_IMPLS 32
 #define MAX_DISTS C1D_DIST_COUNT
 #define COND_SAMPLE 512 /* outputs sampled for ||m|| / ||y|| */
+/* The largest shape's outputs times products, times shapes and trials, below which a sweep is not
+ * worth a calibration: about a second here (the default sweep: 4e9). */
+#define ESTIMATE_MIN_PRODUCTS 1e8
 
 static const char usage[] = "convlab sweep [options]";
 static const char description[] =
@@ -42,6 +52,8 @@ static const char description[] =
     "distribution and series: about 0.5 for float32 sums, about 0 for TF32 inputs and compensated sums.\n"
     "Default implementations: naive, tap_partial, kahan, tf32_inputs, and with a CUDA device gpu_naive,\n"
     "cudnn_fp32, cudnn_tf32, cublas_im2col_fp32. --out DIR writes sweep.csv and sweep.txt.\n"
+    "A sweep of more than a few seconds is announced with its estimated time first (--estimate: say\n"
+    "it and stop).\n"
     "Exit status: 0 done, 1 an implementation or the run failed, 2 bad command line.";
 
 static const char *const gpu_defaults[] = {"gpu_naive", "cudnn_fp32", "cudnn_tf32", "cublas_im2col_fp32"};
@@ -50,6 +62,7 @@ typedef struct sweep_args {
   const char *impl, *dist, *out;
   int64_t trials, N, O, L, taps, k_cin, k_max, n_max;
   uint64_t seed;
+  int estimate;
 } sweep_args;
 
 /* One CSV row: one implementation on one trial of one shape. */
@@ -76,11 +89,14 @@ typedef struct sweep_plan {
   int n_dists;
   sweep_row *rows;
   int n_rows, cap_rows, any_failed;
+  /* The estimate: a trial of a shape costs fixed_s plus per_product_s per output and product. */
+  int estimated;
+  double fixed_s, per_product_s, seconds;
 } sweep_plan;
 
 // --- options -------------------------------------------------------------------------------------
 
-#define N_OPTS 12
+#define N_OPTS 13
 static void option_table(sweep_args *a, c1d_option *o) {
   const c1d_option t[N_OPTS] = {
       {"--impl", C1D_OPT_STRING, &a->impl, 0, 0, "A,B,..", "implementations (default: see above)", 0},
@@ -96,6 +112,7 @@ static void option_table(sweep_args *a, c1d_option *o) {
       {"--cout", C1D_OPT_INT, &a->O, 1, 1 << 20, "O", "output channels O (default 16)", 0},
       {"--length", C1D_OPT_INT, &a->L, 1, 1 << 24, "L", "length L (default 256; the K series uses >= 8K)", 0},
       {"--out", C1D_OPT_STRING, &a->out, 0, 0, "DIR", "write sweep.csv and sweep.txt", 0},
+      {"--estimate", C1D_OPT_FLAG, &a->estimate, 0, 0, NULL, "say how long the sweep takes here; stop", 0},
   };
   memcpy(o, t, sizeof t);
 }
@@ -203,20 +220,25 @@ static c1d_status push_row(sweep_plan *p, const sweep_row *row) {
   return C1D_OK;
 }
 
+/* The runner's configuration of one shape: every implementation, the trials, one run each. */
+static void point_config(const sweep_plan *p, c1d_dist dist, const c1d_shape *s, c1d_run_config *cfg) {
+  c1d_run_config_default(cfg);
+  cfg->shape = *s;
+  cfg->impls = p->impls;
+  cfg->n_impls = p->n_impls;
+  cfg->dist = dist;
+  cfg->seed = p->a.seed;
+  cfg->trials = (int)p->a.trials;
+  cfg->repeats = 1; /* errors, not times */
+}
+
 /* Runs every implementation on shape s, trials with seeds seed.., and appends the rows. */
 static c1d_status run_point(sweep_plan *p, char series, c1d_dist dist, const c1d_shape *s) {
   c1d_run_config cfg;
   c1d_run_results res;
   double cond[1000];
   c1d_status st;
-  c1d_run_config_default(&cfg);
-  cfg.shape = *s;
-  cfg.impls = p->impls;
-  cfg.n_impls = p->n_impls;
-  cfg.dist = dist;
-  cfg.seed = p->a.seed;
-  cfg.trials = (int)p->a.trials;
-  cfg.repeats = 1; /* errors, not times */
+  point_config(p, dist, s, &cfg);
   if ((st = c1d_run(&cfg, &res)) != C1D_OK) goto done;
   for (int t = 0; t < cfg.trials; t++)
     if ((st = condition(s, dist, cfg.seed + (uint64_t)t, &cond[t])) != C1D_OK) goto done;
@@ -272,23 +294,107 @@ static c1d_status each_point(sweep_plan *p, point_fn visit, void *ctx) {
   return st;
 }
 
-static c1d_status add_flops(sweep_plan *p, char series, c1d_dist dist, const c1d_shape *s, void *ctx) {
-  (void)p, (void)series, (void)dist;
-  *(double *)ctx += c1d_flops(s);
+// --- the estimate and the progress line ----------------------------------------------------------
+
+/* Outputs times products of one trial of s: what its models on the sample, runs and oracle cost. */
+static double products_of(const c1d_shape *s) { return (double)c1d_y_count(s) * (double)c1d_terms(s); }
+
+/* A shape's weight on the progress line: its estimated seconds, else its flops. */
+static double point_weight(const sweep_plan *p, const c1d_shape *s) {
+  if (!p->estimated) return c1d_flops(s);
+  return (double)p->a.trials * (p->fixed_s + p->per_product_s * products_of(s));
+}
+
+static c1d_status add_weight(sweep_plan *p, char series, c1d_dist dist, const c1d_shape *s, void *ctx) {
+  (void)series, (void)dist;
+  *(double *)ctx += point_weight(p, s);
   return C1D_OK;
 }
 
-/* One point, shown on the progress line (a terminal's) weighted by its flops. */
+/* The smallest and the largest shape (outputs times products), and how many there are. */
+typedef struct sweep_size {
+  double smallest, largest;
+  c1d_shape small, large;
+  c1d_dist dist;
+  int shapes;
+  int64_t n_max;
+} sweep_size;
+
+static c1d_status add_size(sweep_plan *p, char series, c1d_dist dist, const c1d_shape *s, void *ctx) {
+  sweep_size *z = ctx;
+  (void)p, (void)series;
+  if (z->shapes++ == 0 || products_of(s) < z->smallest) {
+    z->smallest = products_of(s);
+    z->small = *s;
+    z->dist = dist;
+  }
+  if (products_of(s) > z->largest) {
+    z->largest = products_of(s);
+    z->large = *s;
+  }
+  if (s->C * s->K > z->n_max) z->n_max = s->C * s->K;
+  return C1D_OK;
+}
+
+/* The run estimate of one trial of shape s, in *seconds. */
+static c1d_status estimate_trial(const sweep_plan *p, c1d_dist dist, const c1d_shape *s, double *seconds) {
+  c1d_run_config cfg;
+  c1d_run_estimate e;
+  memset(&e, 0, sizeof e);
+  point_config(p, dist, s, &cfg);
+  cfg.trials = 1;
+  c1d_status st = c1d_run_check(&cfg);
+  if (st == C1D_OK) st = c1d_run_estimate_make(&cfg, &e);
+  *seconds = e.seconds;
+  c1d_run_estimate_free(&e);
+  return st;
+}
+
+/* The estimate, when the sweep is worth one or it was asked for: the run estimates of the smallest and
+ * the largest shape, the others on the line between them in outputs times products (header comment).
+ * The line goes to stdout when asked, else to stderr when the sweep reaches C1D_ESTIMATE_ANNOUNCE_S; a
+ * calibration that fails leaves the sweep unestimated (an error only when asked). */
+static c1d_status estimate_sweep(sweep_plan *p) {
+  sweep_size z = {0};
+  each_point(p, add_size, &z);
+  double total = 0.0, small_s = 0.0, large_s = 0.0;
+  if (!p->a.estimate && z.largest * (double)z.shapes * (double)p->a.trials < ESTIMATE_MIN_PRODUCTS) return C1D_OK;
+  c1d_status st = estimate_trial(p, z.dist, &z.small, &small_s);
+  if (st == C1D_OK) st = estimate_trial(p, z.dist, &z.large, &large_s);
+  if (st != C1D_OK) return p->a.estimate ? st : C1D_OK;
+  p->estimated = 1;
+  p->per_product_s = z.largest > z.smallest ? fmax(0.0, large_s - small_s) / (z.largest - z.smallest) : 0.0;
+  p->fixed_s = fmax(0.0, small_s - p->per_product_s * z.smallest);
+  each_point(p, add_weight, &total);
+  p->seconds = total;
+  char when[32];
+  c1d_format_duration(total, when, sizeof when);
+  FILE *f = p->a.estimate ? stdout : total >= C1D_ESTIMATE_ANNOUNCE_S ? stderr : NULL;
+  if (f) {
+    fprintf(f, "convlab sweep: about %s here: %d shapes, %d implementation%s, %lld trial%s each, n = C*K up "
+               "to %lld (speeds measured just now)\n",
+            when, z.shapes, p->n_impls, p->n_impls == 1 ? "" : "s", (long long)p->a.trials,
+            p->a.trials == 1 ? "" : "s", (long long)z.n_max);
+    fflush(f);
+  }
+  return C1D_OK;
+}
+
+/* One point, shown on the progress line weighted by its estimated seconds (else its flops). */
 static c1d_status visit_point(sweep_plan *p, char series, c1d_dist dist, const c1d_shape *s, void *ctx) {
-  c1d_progress_step(ctx, c1d_flops(s), "%s, %c series, n = %lld", c1d_dist_name(dist), series,
+  c1d_progress_step(ctx, point_weight(p, s), "%s, %c series, n = %lld", c1d_dist_name(dist), series,
                     (long long)(s->C * s->K));
   return run_point(p, series, dist, s);
 }
 
+/* The progress line: on a terminal always, elsewhere (plain lines) when the sweep was announced. */
 static c1d_status run_sweep(sweep_plan *p) {
   double total = 0.0;
-  each_point(p, add_flops, &total);
-  c1d_progress *line = c1d_progress_start(stderr, "convlab sweep", total, 0);
+  each_point(p, add_weight, &total);
+  const int announced = p->estimated && p->seconds >= C1D_ESTIMATE_ANNOUNCE_S;
+  c1d_progress *line = isatty(fileno(stderr)) || announced
+                           ? c1d_progress_start(stderr, "convlab sweep", total, p->estimated)
+                           : NULL;
   c1d_status st = each_point(p, visit_point, line);
   c1d_progress_end(line);
   return st;
@@ -481,7 +587,12 @@ int c1d_cmd_sweep(int argc, char **argv) {
     return C1D_EXIT_OK;
   }
   if ((st = build_plan(&plan)) != C1D_OK || (st = check_out(plan.a.out)) != C1D_OK ||
-      (st = run_sweep(&plan)) != C1D_OK ||
+      (st = estimate_sweep(&plan)) != C1D_OK) {
+    code = c1d_cmd_error("sweep", st);
+    goto done;
+  }
+  if (plan.a.estimate) goto done;
+  if ((st = run_sweep(&plan)) != C1D_OK ||
       (plan.a.out && (st = write_files(plan.a.out, &plan)) != C1D_OK)) {
     code = c1d_cmd_error("sweep", st);
     goto done;

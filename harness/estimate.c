@@ -1,26 +1,61 @@
 /* The run estimate (estimate.h): calibration runs through the runner itself, so that everything a real
- * run does is in the measurement. A first run on the smallest shape pays the one-time costs (threads,
- * the CUDA context, first page faults) that the real run pays only once too; then the tiny shape again
- * (fixed costs), a small shape with every row, and the naive implementation alone on up to eight times
- * its outputs, beside every row whose analysis on the small shape cost far more than a typical row's
- * (its extra work is part fixed, part per output). Checked against real runs on the 2-core machine
- * (2026-12-02): make run's job 11 s announced, 10.3 s taken; the README's third example 64-70 s, 44 s. */
+ * run does is in the measurement, on small shapes chosen for what each measures (0.2-0.6 s in all on
+ * the idle 2-core machine, 1.3-1.6 s on the H200's):
+ *
+ *   tiny    16 outputs, every row, twice: the first pays the one-time costs (threads, libraries, first
+ *           page faults) that the real run will not pay again; the second, the fixed costs of a trial.
+ *   runs    two points, verdicts off, the median of 3 runs of every implementation and of the
+ *           explainer's naive order: the real C, K, D and L (up to 4096: the row kernels' speed depends
+ *           on it), O channels for about 0.13 GFLOP per run, then a quarter of them. A run costs a fixed
+ *           part, a part per input element (rows that round or split x once per run) and a part per
+ *           flop. The CPU oracle has a point of its own (64 channels: its speed grows with them).
+ *   sample  every row, verdicts on, on about 2^21 / ((C/G)*K) outputs (a chunk of the explainer's per
+ *           thread at least), all of them its sample: a model on the sample costs (C/G)*K products per
+ *           element, 3-12 us here. A row that calls models beyond the preparation's shows it here.
+ *   wide    2 and 4 times the sample's outputs with about 16 products each (C cut), the naive order's
+ *           row and the rows that call models: what an output costs beyond the sample (the full
+ *           passes), the same sample on both. Only where the real output holds 8 sample points or more.
+ *
+ * Each cost is then the tiny point's plus its growth: runs and the oracle as above, each analysis and
+ * the rounding models by p per output (the wide points) plus sigma per output of the sample (up to
+ * C1D_EXPLAIN_SAMPLE; the sample point). Past the sample its elements are scattered over the tensors,
+ * each missing the caches: TF32's model timed on scattered elements of the real tensors and on the
+ * sample point's in order gives the factor (1.4 at the default run's shape, 2.2 at the README's third).
+ * With the user's tensors the points run on their prefix, the candidates' outputs included.
+ *
+ * Checked with scripts/estimate_check.sh on the idle 2-core machine (2026-12-02): every command of
+ * issue 23 within 25 % (the README's third command 30 s announced, 32.7 s taken; the default run 7.3
+ * and 8.2 s; the sweep 6.4 and 6.0 s). The earlier calibration took 0.7-5.8 s and announced the third
+ * command at 49-53 s for 30-34 s: it timed the models on 65536 outputs at the real C*K, scaled a loaded
+ * machine's per-loop delays on small points up with the outputs, and ran its runs on shapes whose
+ * short rows ran slower. On the H200, make run's job: 37-45 s announced, 28-31 s taken (the earlier
+ * estimate: 60-63 s); there a typical output's analysis costs 10 ns at C*K = 1024 and 24 ns at 16,
+ * which the wide points measure. On a busy machine the short calibration runs lose more to other
+ * processes than the real run does: the estimate is then long. */
 #include "harness/estimate.h"
 
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "harness/execute.h"
 #include "harness/explain.h"
+#include "harness/inputs.h"
 #include "harness/progress.h"
 #include "harness/registry.h"
 #include "harness/runner_internal.h"
+#include "reference/models.h"
+#include "reference/oracle.h"
 
-#define CALIBRATION_GFLOP 0.5 /* per implementation run on the larger calibration shape: tens of ms */
-#define MIN_OUTPUTS 256
-#define MAX_OUTPUTS C1D_EXPLAIN_SAMPLE /* the models' sample: the analysis saturates it */
+#define RUNS_FLOPS 134217728.0  /* per implementation run on the second runs point: 3-25 ms here */
+#define ORACLE_FLOPS 536870912.0 /* the CPU oracle's point: about 10 ms */
+#define SAMPLE_PRODUCTS 2097152.0 /* outputs x products on the sample point: 10-30 ms per model */
+#define SAMPLE C1D_EXPLAIN_SAMPLE /* the explainer's sample: its models cost this many outputs' */
+#define WIDE_PRODUCTS 16
+#define TINY_OUTPUTS 16
 
 static double now_ms(void) {
   struct timespec ts;
@@ -30,16 +65,35 @@ static double now_ms(void) {
 
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-/* s with N = 1 and about `outputs` outputs: O first capped (to a multiple of the groups), then L; C,
- * K, D and everything else unchanged. */
-static c1d_shape small_shape(const c1d_shape *s, int64_t outputs, int64_t max_o) {
+/* s with about `outputs` outputs on `rows` output channels (rounded to whole groups), N = 1 unless the
+ * channels and the real L are too few; L at least 4 causal paddings (or the real L), so that few
+ * outputs sit in the padding, where sums are shorter. C, K, D and everything else unchanged. */
+static c1d_shape shape_for(const c1d_shape *s, double outputs, int64_t rows) {
   c1d_shape t = *s;
-  const int64_t g = s->G > 1 ? s->G : 1;
+  const int64_t g = c1d_groups(s), pad = c1d_pad(s);
+  const int64_t l_min = s->L < 16 + 4 * pad ? s->L : 16 + 4 * pad;
   t.N = 1;
-  t.O = s->O < max_o ? s->O : max_o;
+  t.O = clamp64(rows, 1, s->O);
   t.O = (t.O + g - 1) / g * g;
   if (t.O > s->O) t.O = s->O;
-  t.L = clamp64(outputs / t.O, s->L < 16 ? s->L : 16, s->L);
+  t.L = clamp64((int64_t)ceil(outputs / (double)t.O), l_min, s->L);
+  t.N = clamp64((int64_t)ceil(outputs / (double)(t.O * t.L)), 1, s->N);
+  return t;
+}
+
+/* A wide point's shape: the problem with about WIDE_PRODUCTS products per output (C cut to whole
+ * groups) and `outputs` outputs on up to 64 channels, past the sample. */
+static c1d_shape wide_shape(const c1d_shape *s, int64_t outputs) {
+  c1d_shape t = *s;
+  const int64_t g = c1d_groups(s), per_group = c1d_cin_per_group(s);
+  const int64_t wanted = (WIDE_PRODUCTS + s->K - 1) / s->K;
+  t.N = 1;
+  t.C = g * clamp64(wanted, 1, per_group);
+  t.O = clamp64(64, 1, s->O);
+  t.O = (t.O + g - 1) / g * g;
+  if (t.O > s->O) t.O = s->O;
+  t.L = (outputs + t.O - 1) / t.O;
+  if (t.L < 16 + 4 * c1d_pad(s)) t.L = 16 + 4 * c1d_pad(s);
   return t;
 }
 
@@ -72,86 +126,32 @@ int c1d_run_worth_estimating(const c1d_run_config *cfg) {
   return work * cfg->trials >= C1D_ESTIMATE_MIN_GFLOP * 1e9;
 }
 
-/* One calibration point on shape s: wall time, oracle, rounding models, and per row its per-run time,
- * its analysis and the rest of its step (set-up, transfers: not scaled); `other` is what remains
- * (inputs, session, the comparison). */
-typedef struct point {
-  c1d_shape s;
-  double wall_ms, oracle_ms, models_ms, other_ms;
-  double *run_ms, *analysis_ms, *overhead_ms; /* per row; NAN where the row did not run */
-} point;
-
-/* Runs cfg on shape s, or with `only` (n_only of them) those implementations alone: the naive one first,
- * an output like most, whose analysis costs what a typical row's does (the explainer's work depends on
- * what it is shown: an output of zeros fits no model, and every model is computed for it), then the
- * rows whose analysis costs more. */
-static c1d_status measure(const c1d_run_config *cfg, const c1d_shape *s, const c1d_impl **only, int n_only,
-                          point *pt) {
-  c1d_run_config small = *cfg;
-  c1d_run_results res;
-  const int analysis_only = only != NULL;
-  c1d_candidate *cands = NULL;
-  float *zeros = NULL;
-  c1d_status st = C1D_OK;
-  memset(&res, 0, sizeof res);
-  small.shape = *s;
-  small.trials = 1;
-  small.repeats = 1;
-  small.x = small.w = small.b = small.st = NULL;
-  small.save_outputs_dir = NULL;
-  small.progress = 0;
-  small.cpu_batch_rows = 0; /* N = 1 here: every row covers it all */
-  small.estimate = NULL;
-  small.oracle = c1d_run_resolve_oracle(cfg); /* the one the real run will use */
-  if (cfg->x) small.dist = C1D_DIST_CONV_INIT;
-  if (analysis_only) {
-    small.impls = only;
-    small.n_impls = n_only;
-    small.n_candidates = 0;
-    small.compare_a = small.compare_b = NULL;
-  }
-  if (small.n_candidates > 0) { /* zeros stand in for the files: the analysis costs the same */
-    cands = calloc((size_t)small.n_candidates, sizeof *cands);
-    zeros = calloc((size_t)c1d_y_count(s), sizeof *zeros);
-    if (!cands || !zeros) {
-      st = c1d_fail(C1D_ERR_NO_MEMORY, "out of memory for the run estimate");
-      goto done;
-    }
-    for (int i = 0; i < small.n_candidates; i++)
-      cands[i] = (c1d_candidate){analysis_only ? "zeros" : cfg->candidates[i].name, zeros};
-    small.candidates = cands;
-  }
-  pt->s = *s;
-  const double t0 = now_ms();
-  st = c1d_run(&small, &res);
-  pt->wall_ms = now_ms() - t0;
-  if (st == C1D_OK) {
-    pt->oracle_ms = res.oracle_ms;
-    pt->models_ms = res.models_ms;
-    pt->other_ms = pt->wall_ms - res.oracle_ms - res.models_ms;
-    for (int i = 0; i < res.n_impls; i++) {
-      pt->run_ms[i] = pt->analysis_ms[i] = pt->overhead_ms[i] = NAN;
-      if (res.impls[i].state != C1D_RESULT_RAN) continue;
-      const c1d_trial_result *t = &res.impls[i].trials[0];
-      pt->other_ms -= t->step_ms;
-      pt->analysis_ms[i] = t->analysis_ms;
-      pt->run_ms[i] = i < small.n_impls ? t->time_median_ms : 0.0;
-      const double runs = i < small.n_impls ? runs_per_trial(&small, small.impls[i]) * pt->run_ms[i] : 0.0;
-      pt->overhead_ms[i] = fmax(0.0, t->step_ms - t->analysis_ms - runs);
-    }
-    if (pt->other_ms < 0.0) pt->other_ms = 0.0;
-  }
-done:
-  c1d_run_results_free(&res);
-  free(cands);
-  free(zeros);
-  return st;
+/* The implementation the explainer runs for its naive order on the CPU (explain.c: naive on the plain
+ * problem, grouped_naive on the others), or NULL when it cannot run on s. */
+static const c1d_impl *naive_order_impl(const c1d_shape *s) {
+  const c1d_impl *impl = c1d_find_impl(c1d_shape_is_plain(s) ? "naive" : "grouped_naive");
+  return impl && runs_on(impl, s) ? impl : NULL;
 }
 
-static int alloc_point(point *pt, int rows) {
-  pt->run_ms = calloc((size_t)rows + 1, sizeof *pt->run_ms);
-  pt->analysis_ms = calloc((size_t)rows + 1, sizeof *pt->analysis_ms);
-  pt->overhead_ms = calloc((size_t)rows + 1, sizeof *pt->overhead_ms);
+// --- measuring one point ---------------------------------------------------------------------------
+
+/* One calibration point: per row (the config's implementations, then its candidates, then the naive
+ * order's implementation in slot `rows`) its time per run, its analysis and the rest of its step
+ * (set-up, transfers); NAN where the row did not run. `other` is what remains of the wall time
+ * (inputs, buffers, session, the comparison). */
+typedef struct point {
+  c1d_shape s;
+  double oracle_ms, models_ms, other_ms;
+  double *run_ms, *analysis_ms, *overhead_ms;
+} point;
+
+static int alloc_point(point *pt, int slots) {
+  pt->run_ms = malloc((size_t)slots * sizeof *pt->run_ms);
+  pt->analysis_ms = malloc((size_t)slots * sizeof *pt->analysis_ms);
+  pt->overhead_ms = malloc((size_t)slots * sizeof *pt->overhead_ms);
+  for (int i = 0; pt->run_ms && pt->analysis_ms && pt->overhead_ms && i < slots; i++)
+    pt->run_ms[i] = pt->analysis_ms[i] = pt->overhead_ms[i] = NAN;
+  pt->oracle_ms = pt->models_ms = pt->other_ms = NAN;
   return pt->run_ms && pt->analysis_ms && pt->overhead_ms;
 }
 
@@ -159,6 +159,288 @@ static void free_point(point *pt) {
   free(pt->run_ms);
   free(pt->analysis_ms);
   free(pt->overhead_ms);
+}
+
+/* A point's inputs and candidates. With the user's tensors, their prefix (batch row 0, the first
+ * output channels, the first L steps: causal, so a problem of its own whose outputs are the prefix of
+ * theirs) where the point keeps C and the groups' channels; else the runner generates the inputs
+ * (NULL here), and each candidate stands in as the naive order's output on them: what the analysis of
+ * an output that is rounding costs (zeros, the earlier stand-in, fit no model: every model was
+ * computed, and explain's estimate of a float32 output was 10 times what it took). */
+typedef struct point_data {
+  float *x, *w, *b, *st; /* owned prefixes of the user's tensors, or NULL */
+  float **y;             /* per candidate (owned), or NULL */
+  float *stand_in;       /* the naive order's output, or zeros (owned) */
+} point_data;
+
+static void point_data_free(point_data *d, int n_cands) {
+  free(d->x), free(d->w), free(d->b), free(d->st), free(d->stand_in);
+  for (int i = 0; d->y && i < n_cands; i++) free(d->y[i]);
+  free(d->y);
+}
+
+/* src (N, R, L) rows -> dst (t.N, r, t.L): the first r rows of each of the first t.N batch rows. */
+static float *prefix(const float *src, int64_t rows, int64_t length, const c1d_shape *t, int64_t r, int64_t l) {
+  float *dst = malloc((size_t)(t->N * r * l > 0 ? t->N * r * l : 1) * sizeof *dst);
+  for (int64_t n = 0; dst && n < t->N; n++)
+    for (int64_t i = 0; i < r; i++)
+      memcpy(dst + (n * r + i) * l, src + (n * rows + i) * length, (size_t)l * sizeof *dst);
+  return dst;
+}
+
+static c1d_status point_data_make(const c1d_run_config *cfg, const c1d_shape *t, point_data *d) {
+  const c1d_shape *s = &cfg->shape;
+  memset(d, 0, sizeof *d);
+  if (cfg->x && t->C == s->C && (c1d_groups(s) == 1 || t->O == s->O)) {
+    const int64_t wr = c1d_cin_per_group(s) * s->K, pad = c1d_pad(s);
+    d->x = prefix(cfg->x, s->C, s->L, t, s->C, t->L);
+    d->w = malloc((size_t)(t->O * wr) * sizeof *d->w);
+    if (d->w) memcpy(d->w, cfg->w, (size_t)(t->O * wr) * sizeof *d->w);
+    if (s->bias && (d->b = malloc((size_t)t->O * sizeof *d->b))) memcpy(d->b, cfg->b, (size_t)t->O * sizeof *d->b);
+    if (s->states) d->st = prefix(cfg->st, s->C, pad, t, s->C, pad);
+    d->y = calloc((size_t)cfg->n_candidates + 1, sizeof *d->y);
+    for (int i = 0; d->y && i < cfg->n_candidates; i++)
+      d->y[i] = prefix(cfg->candidates[i].y, s->O, s->L, t, t->O, t->L);
+    int ok = d->x && d->w && (!s->bias || d->b) && (!s->states || d->st) && d->y;
+    for (int i = 0; ok && i < cfg->n_candidates; i++) ok = d->y[i] != NULL;
+    return ok ? C1D_OK : c1d_fail(C1D_ERR_NO_MEMORY, "out of memory for the run estimate");
+  }
+  if (cfg->n_candidates == 0) return C1D_OK;
+  d->stand_in = calloc((size_t)c1d_y_count(t), sizeof *d->stand_in);
+  if (!d->stand_in) return c1d_fail(C1D_ERR_NO_MEMORY, "out of memory for the run estimate");
+  const c1d_impl *naive = naive_order_impl(t);
+  float *x = malloc((size_t)c1d_x_count(t) * sizeof *x), *w = malloc((size_t)c1d_w_count(t) * sizeof *w);
+  float *b = malloc((size_t)(t->O > 0 ? t->O : 1) * sizeof *b);
+  float *st = t->states ? malloc((size_t)c1d_s_count(t) * sizeof *st) : NULL;
+  if (naive && x && w && b && (!t->states || st)) { /* the runner's trial 0 generates the same */
+    const c1d_dist dist = cfg->x ? C1D_DIST_CONV_INIT : cfg->dist;
+    c1d_generate(t, dist, cfg->x ? 0 : cfg->seed, x, w, t->bias ? b : NULL);
+    if (st) c1d_generate_states(t, dist, cfg->x ? 0 : cfg->seed, st);
+    c1d_exec ex = {.used_tf32 = -1, .states = st};
+    c1d_timing timing = {0};
+    if (c1d_execute_cpu(naive, t, x, w, t->bias ? b : NULL, d->stand_in, NULL, 1, 0, &ex, &timing) != C1D_OK) {
+      c1d_error_clear();
+      memset(d->stand_in, 0, (size_t)c1d_y_count(t) * sizeof *d->stand_in);
+    }
+  }
+  free(x), free(w), free(b), free(st);
+  return C1D_OK;
+}
+
+/* Runs cfg once on shape s: the rows marked in `on` (NULL: all, with the comparison) plus `extra` (the
+ * naive order's implementation, or NULL), verdicts on or off, on point_data's inputs and candidates. */
+static c1d_status measure(const c1d_run_config *cfg, const c1d_shape *s, const unsigned char *on,
+                          const c1d_impl *extra, int verdicts, point *pt) {
+  const int rows = cfg->n_impls + cfg->n_candidates;
+  c1d_run_config small = *cfg;
+  c1d_run_results res;
+  point_data data;
+  const c1d_impl **impls = calloc((size_t)cfg->n_impls + 1, sizeof *impls);
+  int *slot = calloc((size_t)rows + 1, sizeof *slot); /* result index -> row slot */
+  c1d_candidate *cands = calloc((size_t)cfg->n_candidates + 1, sizeof *cands);
+  c1d_status st = point_data_make(cfg, s, &data);
+  int n = 0, n_cands = 0, extra_slot = -1;
+  memset(&res, 0, sizeof res);
+  if (st != C1D_OK) goto done;
+  if (!impls || !slot || !cands) {
+    st = c1d_fail(C1D_ERR_NO_MEMORY, "out of memory for the run estimate");
+    goto done;
+  }
+  for (int i = 0; i < cfg->n_impls; i++) {
+    if (on && !on[i]) continue;
+    if (cfg->impls[i] == extra) extra_slot = n;
+    slot[n] = i;
+    impls[n++] = cfg->impls[i];
+  }
+  if (extra && extra_slot < 0) {
+    extra_slot = n;
+    slot[n] = rows;
+    impls[n++] = extra;
+  }
+  for (int i = 0; i < cfg->n_candidates; i++) {
+    if (on && !on[cfg->n_impls + i]) continue;
+    slot[n + n_cands] = cfg->n_impls + i;
+    cands[n_cands++] = (c1d_candidate){cfg->candidates[i].name, data.y ? data.y[i] : data.stand_in};
+  }
+  small.shape = *s;
+  small.impls = impls;
+  small.n_impls = n;
+  small.candidates = n_cands > 0 ? cands : NULL;
+  small.n_candidates = n_cands;
+  small.trials = 1;
+  small.repeats = verdicts ? 1 : 3; /* the runs points: the median of 3 */
+  small.x = data.x, small.w = data.w, small.b = data.b, small.st = data.st;
+  small.save_outputs_dir = NULL;
+  small.progress = 0;
+  small.cpu_batch_rows = 0; /* N is small here: every row covers it all */
+  small.estimate = NULL;
+  small.no_verdicts = !verdicts || cfg->no_verdicts;
+  small.oracle = c1d_run_resolve_oracle(cfg); /* the one the real run will use */
+  if (cfg->x && !data.x) small.dist = C1D_DIST_CONV_INIT, small.seed = 0;
+  if (on || !verdicts) small.compare_a = small.compare_b = NULL; /* its sides may not run here */
+  pt->s = *s;
+  const double t0 = now_ms();
+  st = c1d_run(&small, &res);
+  const double wall_ms = now_ms() - t0;
+  if (st != C1D_OK) goto done;
+  pt->oracle_ms = res.oracle_ms;
+  pt->models_ms = res.models_ms;
+  pt->other_ms = wall_ms - res.oracle_ms - res.models_ms;
+  for (int j = 0; j < res.n_impls; j++) {
+    if (res.impls[j].state != C1D_RESULT_RAN) continue;
+    const c1d_trial_result *t = &res.impls[j].trials[0];
+    const int k = slot[j], is_impl = j < n;
+    const double run_ms = is_impl ? t->time_median_ms : 0.0;
+    const double runs = is_impl ? runs_per_trial(&small, impls[j]) * run_ms : 0.0;
+    pt->other_ms -= t->step_ms;
+    pt->run_ms[k] = run_ms;
+    pt->analysis_ms[k] = t->analysis_ms;
+    pt->overhead_ms[k] = fmax(0.0, t->step_ms - t->analysis_ms - runs);
+    if (j == extra_slot && k != rows) { /* the naive order is also one of the rows */
+      pt->run_ms[rows] = run_ms;
+      pt->analysis_ms[rows] = t->analysis_ms;
+      pt->overhead_ms[rows] = pt->overhead_ms[k];
+    }
+  }
+  if (pt->other_ms < 0.0) pt->other_ms = 0.0;
+done:
+  c1d_run_results_free(&res);
+  point_data_free(&data, cfg->n_candidates);
+  free(impls);
+  free(slot);
+  free(cands);
+  return st;
+}
+
+/* measure twice, keeping each part's smaller time: the sample point's costs are multiplied by up to
+ * C1D_EXPLAIN_SAMPLE over its outputs, and a delay of other work there would be too. */
+static c1d_status measure_best(const c1d_run_config *cfg, const c1d_shape *s, const unsigned char *on,
+                               const c1d_impl *extra, int verdicts, point *pt) {
+  const int slots = cfg->n_impls + cfg->n_candidates + 1;
+  point again = {0};
+  c1d_status st = measure(cfg, s, on, extra, verdicts, pt);
+  if (st != C1D_OK) return st;
+  if (!alloc_point(&again, slots)) {
+    free_point(&again);
+    return c1d_fail(C1D_ERR_NO_MEMORY, "out of memory for the run estimate");
+  }
+  if ((st = measure(cfg, s, on, extra, verdicts, &again)) == C1D_OK) {
+    pt->oracle_ms = fmin(pt->oracle_ms, again.oracle_ms);
+    pt->models_ms = fmin(pt->models_ms, again.models_ms);
+    pt->other_ms = fmin(pt->other_ms, again.other_ms);
+    for (int i = 0; i < slots; i++) {
+      pt->run_ms[i] = fmin(pt->run_ms[i], again.run_ms[i]);
+      pt->analysis_ms[i] = fmin(pt->analysis_ms[i], again.analysis_ms[i]);
+      pt->overhead_ms[i] = fmin(pt->overhead_ms[i], again.overhead_ms[i]);
+    }
+  }
+  free_point(&again);
+  return st;
+}
+
+// --- the model -------------------------------------------------------------------------------------
+
+/* The output counts of the points, and how the analysis grows between them. */
+typedef struct sizes {
+  double out_lo, out_sample;
+  double out_wide[2];                  /* the wide points'; NAN without them */
+  double scattered;                    /* a model's cost per element of a scattered sample over an
+                                          ordered one's (random_order_factor) */
+} sizes;
+
+/* A cost that grows by p per output and sigma per output of the explainer's sample: lo at the tiny
+ * point, at_sample on the sample point (all its outputs in the sample: slope p + sigma), at_wide on the
+ * two wide points (past the sample, the same sample: slope p). Without them the cost per output is
+ * p_default (the naive order's row's) where given, else all of it per output. */
+typedef struct growth {
+  double lo, p, sigma;
+} growth;
+
+static growth grow(const sizes *z, double lo, double at_sample, const double at_wide[2], double p_default) {
+  growth g = {isfinite(lo) ? lo : 0.0, 0.0, 0.0};
+  const double alpha = fmax(0.0, at_sample - g.lo) / (z->out_sample - z->out_lo);
+  if (!isfinite(alpha)) return g;
+  g.p = alpha;
+  if (at_wide && isfinite(at_wide[0]) && isfinite(at_wide[1]) && z->out_wide[1] > z->out_wide[0])
+    g.p = fmax(0.0, at_wide[1] - at_wide[0]) / (z->out_wide[1] - z->out_wide[0]);
+  else if (isfinite(p_default))
+    g.p = fmin(alpha, p_default);
+  g.sigma = fmax(0.0, alpha - g.p);
+  return g;
+}
+
+/* Past the sample, its elements are scattered over the output: each costs z->scattered times more. */
+static double grown(const sizes *z, const growth *g, double out) {
+  const double in_sample = out <= SAMPLE ? out - z->out_lo : z->scattered * (SAMPLE - z->out_lo);
+  return g->lo + g->p * (out - z->out_lo) + g->sigma * in_sample;
+}
+
+/* Float tensors of s filled with a value (touched: the caches and pages of real data), NULL when out of
+ * memory. */
+static float *filled(int64_t count, float value) {
+  float *v = malloc((size_t)(count > 0 ? count : 1) * sizeof *v);
+  for (int64_t i = 0; v && i < count; i++) v[i] = value;
+  return v;
+}
+
+/* ms for TF32's model at `count` elements of s: in order from the first, or scattered as the
+ * explainer's sample is past C1D_EXPLAIN_SAMPLE outputs, timed after as many others (the real sample's
+ * 65536 elements read each line of x again and again: the first ones' misses are not the rule); NAN
+ * when out of memory. */
+static double model_ms(const c1d_shape *s, int64_t count, int scattered) {
+  float *x = filled(c1d_x_count(s), 0.5f), *w = filled(c1d_w_count(s), 0.25f), *b = filled(s->O, 0.125f);
+  float *st = s->states ? filled(c1d_s_count(s), 0.5f) : NULL;
+  double *v = malloc((size_t)count * sizeof *v), ms = NAN;
+  const int64_t total = c1d_y_count(s);
+  if (x && w && b && v && (!s->states || st)) {
+    c1d_model_inputs mi;
+    c1d_model_inputs_view(x, w, st, c1d_model_spec_of(C1D_MODEL_TF32_RNA), &mi);
+    double t0 = now_ms();
+    for (int pass = scattered ? 0 : 1; pass < 2; pass++) {
+      t0 = now_ms();
+#pragma omp parallel for schedule(dynamic, 16)
+      for (int64_t j = 0; j < count; j++) {
+        uint64_t z = (uint64_t)(j + pass * count) + 0x9e3779b97f4a7c15ull; /* splitmix64, as the explainer's */
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        const int64_t i = scattered ? (int64_t)((z ^ (z >> 31)) % (uint64_t)total) : j % total;
+        c1d_model_eval_at(s, &mi, s->bias ? b : NULL, i / (s->L * s->O), i / s->L % s->O, i % s->L, &v[j], NULL,
+                          NULL);
+      }
+    }
+    ms = now_ms() - t0;
+    c1d_model_inputs_free(&mi);
+  }
+  free(x), free(w), free(b), free(st), free(v);
+  return ms;
+}
+
+/* How much more a model costs per element of the explainer's sample at the real size than on the
+ * sample point. There the sample is every output in order, each element reading the cache lines of x
+ * and w its neighbour read; past C1D_EXPLAIN_SAMPLE outputs it is scattered at random, each element
+ * missing the caches (the README's third command: 5.6 ns a product there, 2.7 on the sample point,
+ * which made its estimate 25 % short). TF32's model, which every preparation makes, timed on about 2
+ * million products each way, on the real tensors (x cut to 64 MB). */
+static double random_order_factor(const c1d_shape *s, const c1d_shape *sample) {
+  c1d_shape real = *s;
+  real.N = clamp64((INT64_C(1) << 24) / (s->C * s->L), 1, s->N);
+  const int64_t count = clamp64((INT64_C(1) << 21) / c1d_terms(s), 64, SAMPLE);
+  const int64_t ordered = count < c1d_y_count(sample) ? count : c1d_y_count(sample); /* each element once */
+  const double in_order = model_ms(sample, ordered, 0) / (double)ordered;
+  const double scattered = model_ms(&real, count, 1) / (double)count;
+  return in_order > 0.0 && scattered > in_order ? scattered / in_order : 1.0;
+}
+
+/* Solves a*u + b*v = e, c*u + d*v = f for u, v >= 0; where the two points cannot tell them apart, all
+ * of it on u + v with equal weight through the first equation. */
+static void solve2(double a, double b, double e, double c, double d, double f, double *u, double *v) {
+  const double det = a * d - b * c;
+  *u = *v = NAN;
+  if (fabs(det) > 1e-12 * fabs(a * d) && isfinite(f)) {
+    *u = (e * d - b * f) / det;
+    *v = (a * f - e * c) / det;
+  }
+  if (!(*u >= 0.0) || !(*v >= 0.0)) *u = *v = a + b > 0.0 ? fmax(0.0, e) / (a + b) : 0.0;
 }
 
 /* The median of the finite values of v[0..n), or NAN. */
@@ -178,123 +460,254 @@ static double finite_median(const double *v, int n) {
   return m;
 }
 
+/* A run's time on the runs points: a fixed part, a part per input element (rows that round or split x
+ * once per run: tf32_inputs, split_3xtf32) and a part per flop. The two runs points differ in O alone
+ * (the same inputs, 4 times the flops), the tiny point holds the fixed part; the real L is kept, since
+ * the row kernels' cost per call is per row of L (at L = 256 naive ran at 15 GFLOP/s, at 4096 at 42). */
+typedef struct run_cost {
+  double fixed, per_input, per_flop; /* ms */
+} run_cost;
+
+static run_cost run_cost_of(const point *lo, const point *r1, const point *r2, double lo_ms, double r1_ms,
+                            double r2_ms) {
+  run_cost c = {0.0, 0.0, NAN};
+  const double f1 = c1d_flops(&r1->s), f2 = c1d_flops(&r2->s), f_lo = c1d_flops(&lo->s);
+  const double x1 = (double)c1d_x_count(&r1->s), x_lo = (double)c1d_x_count(&lo->s);
+  if (!isfinite(r2_ms)) return c;
+  c.per_flop = isfinite(r1_ms) && r2_ms > r1_ms && f2 > f1 ? (r2_ms - r1_ms) / (f2 - f1) : r2_ms / f2;
+  const double at_r1 = isfinite(r1_ms) ? fmax(0.0, r1_ms - c.per_flop * f1) : 0.0; /* fixed + per input */
+  const double at_lo = isfinite(lo_ms) ? fmax(0.0, lo_ms - c.per_flop * f_lo) : 0.0;
+  c.per_input = x1 > x_lo && at_r1 > at_lo ? (at_r1 - at_lo) / (x1 - x_lo) : 0.0;
+  c.fixed = fmin(at_lo, at_r1);
+  return c;
+}
+
+static double run_cost_at(const run_cost *c, double inputs, double flops) {
+  return c->fixed + c->per_input * inputs + c->per_flop * flops;
+}
+
+/* ms of the CPU oracle on shape t (generated inputs, as the runner's), NAN when it cannot run. Its
+ * speed grows with the output channels up to a tile of 264 and with L: on the runs points (8 channels)
+ * it ran at 36 GFLOP/s where the README's third command runs it at 82; at 64 channels, 50-60. */
+static double oracle_ms(const c1d_shape *t) {
+  float *x = malloc((size_t)c1d_x_count(t) * sizeof *x), *w = malloc((size_t)c1d_w_count(t) * sizeof *w);
+  float *b = malloc((size_t)t->O * sizeof *b), *st = t->states ? malloc((size_t)c1d_s_count(t) * sizeof *st) : NULL;
+  double *y = malloc((size_t)c1d_y_count(t) * sizeof *y), *mag = malloc((size_t)c1d_y_count(t) * sizeof *mag);
+  double *pre = t->act != C1D_ACT_NONE ? malloc((size_t)c1d_y_count(t) * sizeof *pre) : NULL, ms = NAN;
+  if (x && w && b && y && mag && (!t->states || st) && (t->act == C1D_ACT_NONE || pre)) {
+    c1d_generate(t, C1D_DIST_CONV_INIT, 0, x, w, t->bias ? b : NULL);
+    if (st) c1d_generate_states(t, C1D_DIST_CONV_INIT, 0, st);
+    memset(y, 0, (size_t)c1d_y_count(t) * sizeof *y); /* its pages, as the runner's buffers have them */
+    memset(mag, 0, (size_t)c1d_y_count(t) * sizeof *mag);
+    const double t0 = now_ms();
+    if (c1d_oracle_f64_ex(t, x, w, t->bias ? b : NULL, st, y, mag, pre, NULL, NULL) == C1D_OK) ms = now_ms() - t0;
+    else c1d_error_clear();
+  }
+  free(x), free(w), free(b), free(st), free(y), free(mag), free(pre);
+  return ms;
+}
+
+/* The CPU naive order's ms on shape t beyond the tiny shape's (0 when it did not run). */
+static double naive_more(const run_cost *c, const c1d_shape *tiny, const c1d_shape *t) {
+  if (!isfinite(c->per_flop)) return 0.0;
+  return c->per_input * (double)(c1d_x_count(t) - c1d_x_count(tiny)) + c->per_flop * (c1d_flops(t) - c1d_flops(tiny));
+}
+
+/* Elements the inputs' generation (and upload) touch. */
+static double input_count(const c1d_shape *s) {
+  return (double)(c1d_x_count(s) + c1d_w_count(s) + c1d_s_count(s));
+}
+
+/* The calibration's shapes (header comment). */
+typedef struct shapes {
+  c1d_shape tiny, r1, r2, sample, wide[2], oracle;
+} shapes;
+
+static shapes shapes_for(const c1d_shape *s) {
+  shapes h;
+  const double products = (double)c1d_terms(s), threads = omp_get_max_threads();
+  const int64_t g = c1d_groups(s), l_min = s->L < 16 + 4 * c1d_pad(s) ? s->L : 16 + 4 * c1d_pad(s);
+  h.tiny = shape_for(s, TINY_OUTPUTS, 1);
+  /* The runs points: the real L up to 4096 (or up to 4 output channels per thread on the second
+   * within RUNS_FLOPS), the second with RUNS_FLOPS' channels, the first with a quarter of them. */
+  int64_t l_runs = (int64_t)(RUNS_FLOPS / (2.0 * products * 4.0 * threads));
+  l_runs = l_runs >= s->L || s->L <= 4096 ? s->L : clamp64(l_runs > 4096 ? l_runs / 16 * 16 : 4096, l_min, s->L);
+  const double runs_flops = fmin(RUNS_FLOPS, c1d_flops(s) / 8.0); /* a small run needs no more */
+  const int64_t o_runs = clamp64((int64_t)(runs_flops / (2.0 * products * (double)l_runs)),
+                                 s->O < 4 * (int64_t)threads ? s->O : 4 * (int64_t)threads, s->O);
+  h.r2 = shape_for(s, (double)(o_runs * l_runs), o_runs);
+  h.r1 = shape_for(s, (double)(h.r2.O / 4 * l_runs), h.r2.O / 4 > g ? h.r2.O / 4 : g);
+  h.r1.L = h.r2.L;
+  h.r1.N = h.r2.N; /* O alone differs */
+  /* The sample point: SAMPLE_PRODUCTS, and at least one of the explainer's chunks of 256 elements per
+   * thread (one chunk for two threads ran on one alone: twice the real cost per element) */
+  const double sample_outputs = fmin(SAMPLE, ceil(fmax(256.0 * threads, SAMPLE_PRODUCTS / products) / 256.0) * 256.0);
+  /* on the real L where it fits: x's rows as long as the real ones (the in-order passes over x then
+   * miss the caches as the real ones do: 25 % more time per element at C*K = 16384) */
+  h.sample = shape_for(s, sample_outputs, (int64_t)ceil(sample_outputs / (double)s->L));
+  h.wide[0] = wide_shape(s, 2 * SAMPLE);
+  h.wide[1] = wide_shape(s, 4 * SAMPLE);
+  h.oracle = shape_for(s, ORACLE_FLOPS / (2.0 * products), 64);
+  return h;
+}
+
 c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e) {
-  const int rows = cfg->n_impls + cfg->n_candidates;
+  const int rows = cfg->n_impls + cfg->n_candidates, X = rows; /* X: the naive order's slot */
   const c1d_shape *s = &cfg->shape;
-  point lo = {0}, hi = {0}, wide = {0};
-  const c1d_impl **only = calloc((size_t)cfg->n_impls + 1, sizeof *only); /* the wide point's rows */
-  int *wide_of = calloc((size_t)rows + 1, sizeof *wide_of), n_only = 1;   /* a row's index there, 0: none */
+  point lo, r1, r2, smp, wide[2];
+  memset(&lo, 0, sizeof lo), memset(&r1, 0, sizeof r1), memset(&r2, 0, sizeof r2), memset(&smp, 0, sizeof smp);
+  memset(wide, 0, sizeof wide);
+  unsigned char *at_wide = calloc((size_t)rows + 1, 1), *calls_models = calloc((size_t)rows + 1, 1);
+  double *alpha = calloc((size_t)rows + 1, sizeof *alpha);
   c1d_status st = C1D_OK;
   memset(e, 0, sizeof *e);
   e->n_rows = rows;
   e->trials = cfg->trials;
   e->row_s = calloc((size_t)rows + 1, sizeof *e->row_s);
-  if (!e->row_s || !only || !wide_of || !alloc_point(&lo, rows) || !alloc_point(&hi, rows) ||
-      !alloc_point(&wide, cfg->n_impls + 1)) {
+  if (!e->row_s || !at_wide || !calls_models || !alpha || !alloc_point(&lo, rows + 1) || !alloc_point(&r1, rows + 1) ||
+      !alloc_point(&r2, rows + 1) || !alloc_point(&smp, rows + 1) || !alloc_point(&wide[0], rows + 1) ||
+      !alloc_point(&wide[1], rows + 1)) {
     st = c1d_fail(C1D_ERR_NO_MEMORY, "out of memory for the run estimate");
     goto done;
   }
-  /* Three points: tiny (fixed costs), big (every row: runs, analysis, set-up) and, when the real run
-   * is larger still, the naive implementation alone on up to eight times big's outputs: the explainer's
-   * work on its sample costs the same beyond C1D_EXPLAIN_SAMPLE outputs, so only two points past it
-   * give the cost per output of the analysis and of the explainer's preparation, and the farther apart
-   * they are, the less a busy machine's noise on the small one is multiplied. */
-  const double flops_per_output = c1d_flops(s) / (double)c1d_y_count(s);
-  const int64_t outputs = clamp64((int64_t)(CALIBRATION_GFLOP * 1e9 / flops_per_output), MIN_OUTPUTS, MAX_OUTPUTS);
-  const c1d_shape tiny = small_shape(s, 16, 1), big = small_shape(s, outputs, 64);
-  const int64_t wide_outputs = clamp64(c1d_y_count(s) / 4, 2 * c1d_y_count(&big), 8 * c1d_y_count(&big));
-  const c1d_shape twice = small_shape(s, wide_outputs, 256);
-  const double out = (double)c1d_y_count(s), out_lo = (double)c1d_y_count(&tiny);
-  const double out_hi = (double)c1d_y_count(&big), out_2 = (double)c1d_y_count(&twice);
-  if ((st = measure(cfg, &tiny, NULL, 0, &lo)) != C1D_OK || (st = measure(cfg, &tiny, NULL, 0, &lo)) != C1D_OK ||
-      (st = measure(cfg, &big, NULL, 0, &hi)) != C1D_OK)
+  const c1d_impl *naive = naive_order_impl(s);
+  const double out = (double)c1d_y_count(s), f = c1d_flops(s);
+  const shapes h = shapes_for(s);
+  /* the sample point twice where its costs are multiplied by more than 16 */
+  const int sample_twice = fmin(out, SAMPLE) > 16.0 * (double)c1d_y_count(&h.sample);
+  if ((st = measure(cfg, &h.tiny, NULL, naive, 1, &lo)) != C1D_OK || /* the one-time costs */
+      (st = measure(cfg, &h.tiny, NULL, naive, 1, &lo)) != C1D_OK ||
+      (st = measure(cfg, &h.r1, NULL, naive, 0, &r1)) != C1D_OK ||
+      (st = measure(cfg, &h.r2, NULL, naive, 0, &r2)) != C1D_OK ||
+      (st = sample_twice ? measure_best(cfg, &h.sample, NULL, naive, 1, &smp)
+                         : measure(cfg, &h.sample, NULL, naive, 1, &smp)) != C1D_OK)
     goto done;
-  const double typical_analysis = finite_median(hi.analysis_ms, rows);
-  /* The wide point: naive, and each row whose analysis on big cost more than 1.5 times the typical
-   * one (and 5 ms more), in the real run's order: its extra work (model arrays on every output,
-   * models on the sample, shared with later rows that need the same model) is part fixed, part per
-   * output, and only a second size tells the two apart. Measured once as one, that extra scaled with
-   * the outputs made the tf32_inputs row of make run's job 10 times too long (18.6 s announced, 1.8 s
-   * taken). */
-  const int wide_analysis = out > out_2 && out_2 > out_hi;
-  if (wide_analysis) {
-    only[0] = c1d_find_impl("naive");
-    if (!only[0]) {
-      st = c1d_fail(C1D_ERR_INTERNAL, "the registry has no naive implementation");
-      goto done;
-    }
-    for (int i = 0; i < cfg->n_impls; i++)
-      if (isfinite(hi.analysis_ms[i]) && hi.analysis_ms[i] > 1.5 * typical_analysis &&
-          hi.analysis_ms[i] > typical_analysis + 5.0 && cfg->impls[i] != only[0]) {
-        wide_of[i] = n_only;
-        only[n_only++] = cfg->impls[i];
-      }
-    if ((st = measure(cfg, &twice, only, n_only, &wide)) != C1D_OK) goto done;
-  }
-  const double by_output = out / out_hi, by_flops = c1d_flops(s) / c1d_flops(&big);
-  /* What is not a row's: a fixed part plus a part per output, through the two points. */
-  double per_output = out_hi > out_lo ? (hi.other_ms - lo.other_ms) / (out_hi - out_lo) : hi.other_ms / out_hi;
-  if (per_output < 0.0) per_output = hi.other_ms / out_hi;
-  const double fixed = fmax(0.0, lo.other_ms - per_output * out_lo);
-  e->other_s = 1e-3 * (fixed + per_output * out);
-  /* The explainer's preparation: the naive order on every output (per output) and the models on its
-   * sample (fixed beyond C1D_EXPLAIN_SAMPLE outputs): through big and the wide point, past the sample. */
-  const double models_slope = wide_analysis ? fmax(0.0, wide.models_ms - hi.models_ms) / (out_2 - out_hi) : NAN;
-  const c1d_run_config cpu_rows = row_config(cfg, &(c1d_impl){.backend = C1D_BACKEND_CPU});
-  const double out_part = (double)c1d_y_count(&cpu_rows.shape);
-  e->models_s = 1e-3 * (wide_analysis ? hi.models_ms + models_slope * (out - out_hi) : hi.models_ms * by_output);
-  if (out_part < out) /* the CPU rows' own explainer, on their batch rows */
-    e->models_s += 1e-3 * (wide_analysis ? hi.models_ms + models_slope * fmax(0.0, out_part - out_hi)
-                                         : hi.models_ms * out_part / out_hi);
-  e->oracle_s = 1e-3 * hi.oracle_ms * by_flops;
-  /* One output's analysis at the real size: through big's typical row and the wide point. */
-  double analysis_slope = NAN;
-  if (wide_analysis && isfinite(typical_analysis) && isfinite(wide.analysis_ms[0]))
-    analysis_slope = fmax(0.0, (wide.analysis_ms[0] - typical_analysis) / (out_2 - out_hi));
-  /* Per row: CPU runs scale with the flops; a GPU's small runs are latency, so its time per run grows
-   * from tiny's to big's and on at that rate; the analysis as above, the set-up stays. A row that
-   * could not run on the small shape borrows the slowest run and the typical analysis. */
-  const double f_lo = c1d_flops(&tiny), f_hi = c1d_flops(&big);
-  double slowest = hi.oracle_ms;
+  /* The explainer's naive order runs on the CPU unless gpu_naive gives it (a GPU session, runner.c). */
+  int gpu_session = c1d_run_resolve_oracle(cfg) == C1D_ORACLE_GPU;
   for (int i = 0; i < cfg->n_impls; i++)
-    if (isfinite(hi.run_ms[i]) && hi.run_ms[i] > slowest) slowest = hi.run_ms[i];
-  double per_trial = e->oracle_s + e->models_s + e->other_s, work = c1d_flops(s);
+    gpu_session |= cfg->impls[i]->backend == C1D_BACKEND_GPU && runs_on(cfg->impls[i], s);
+  const c1d_impl *gn = c1d_find_impl("gpu_naive");
+  const int naive_on_gpu = gpu_session && gn && runs_on(gn, s);
+  const run_cost naive_cost = run_cost_of(&lo, &r1, &r2, lo.run_ms[X], r1.run_ms[X], r2.run_ms[X]);
+#define NAIVE_MORE(t) naive_more(&naive_cost, &h.tiny, (t))
+
+  sizes z = {(double)c1d_y_count(&h.tiny), (double)c1d_y_count(&h.sample), {NAN, NAN}, 1.0};
+  if (out > SAMPLE && !cfg->no_verdicts) z.scattered = random_order_factor(s, &h.sample);
+  if (!(z.out_sample > z.out_lo)) z.out_sample = z.out_lo + 1.0; /* a real output of 16: nothing grows */
+  /* A row calls models on the sample when its analysis on the sample point costs more than the naive
+   * order's row's by half a model or more (the preparation's growth there is about one model, TF32's);
+   * the others cost what the naive order's row does per output, measured on the wide point (on the
+   * sample point their cost is mostly noise, which the real size would multiply by hundreds). The
+   * wide point holds that row, and the calling rows when the real output exceeds the sample. */
+  for (int i = 0; i <= rows; i++) alpha[i] = (smp.analysis_ms[i] - lo.analysis_ms[i]) / (z.out_sample - z.out_lo);
+  const double typical = isfinite(alpha[X]) ? alpha[X] : finite_median(alpha, rows);
+  const double one_model_ms = smp.models_ms - lo.models_ms - (naive_on_gpu ? 0.0 : NAIVE_MORE(&h.sample));
+  for (int i = 0; i < rows; i++)
+    calls_models[i] = isfinite(alpha[i]) && (alpha[i] - (isfinite(typical) ? typical : 0.0)) *
+                                                    (z.out_sample - z.out_lo) > fmax(0.5 * one_model_ms, 1.0);
+  const int past_sample = out > SAMPLE;
+  for (int i = 0; i < rows; i++) at_wide[i] = calls_models[i] && past_sample;
+  /* without them where the sample point holds an eighth of the outputs or more: little to multiply */
+  const int with_wide = !cfg->no_verdicts && (past_sample || (naive && out > 8.0 * z.out_sample));
+  for (int k = 0; k < 2 && with_wide; k++) {
+    if ((st = measure(cfg, &h.wide[k], at_wide, naive, 1, &wide[k])) != C1D_OK) goto done;
+    z.out_wide[k] = (double)c1d_y_count(&h.wide[k]);
+  }
+
+  /* The rounding models (the explainer's preparation): its naive order as a run, the rest by output
+   * and by output of the sample; the CPU rows' own explainer again on their batch rows. */
+  double models_wide[2];
+  for (int k = 0; k < 2; k++) models_wide[k] = wide[k].models_ms - (naive_on_gpu ? 0.0 : NAIVE_MORE(&h.wide[k]));
+  const growth models = grow(&z, lo.models_ms, smp.models_ms - (naive_on_gpu ? 0.0 : NAIVE_MORE(&h.sample)),
+                             models_wide, NAN);
+  double models_ms = grown(&z, &models, out) + (naive_on_gpu ? 0.0 : NAIVE_MORE(s));
+  const c1d_run_config cpu_rows = row_config(cfg, &(c1d_impl){.backend = C1D_BACKEND_CPU});
+  if (cpu_rows.shape.N < s->N && !cfg->no_verdicts)
+    models_ms += grown(&z, &models, (double)c1d_y_count(&cpu_rows.shape)) + NAIVE_MORE(&cpu_rows.shape);
+#undef NAIVE_MORE
+  e->models_s = cfg->no_verdicts ? 0.0 : 1e-3 * models_ms;
+  /* The oracle: on the GPU as a run; on the CPU from its own point, past the tiny point's. */
+  const run_cost oracle = run_cost_of(&lo, &r1, &r2, lo.oracle_ms, r1.oracle_ms, r2.oracle_ms);
+  e->oracle_s = 1e-3 * run_cost_at(&oracle, (double)c1d_x_count(s), f);
+  const double cpu_oracle_ms = c1d_run_resolve_oracle(cfg) == C1D_ORACLE_CPU ? oracle_ms(&h.oracle) : NAN;
+  const double f_oracle = c1d_flops(&h.oracle), lo_oracle = isfinite(lo.oracle_ms) ? lo.oracle_ms : 0.0;
+  if (isfinite(cpu_oracle_ms) && f_oracle > c1d_flops(&h.tiny))
+    e->oracle_s = 1e-3 * (lo_oracle + fmax(0.0, cpu_oracle_ms - lo_oracle) / (f_oracle - c1d_flops(&h.tiny)) *
+                                          (f - c1d_flops(&h.tiny)));
+  /* The rest: a fixed part, plus the inputs (per element generated) and the buffers (per output),
+   * told apart by the second runs point (many inputs per output) and the wide or sample point. */
+  const point *far = with_wide ? &wide[1] : &smp;
+  double per_input, per_output;
+  solve2(input_count(&h.r2) - input_count(&h.tiny), (double)c1d_y_count(&h.r2) - z.out_lo, r2.other_ms - lo.other_ms,
+         input_count(&far->s) - input_count(&h.tiny), (double)c1d_y_count(&far->s) - z.out_lo,
+         far->other_ms - lo.other_ms, &per_input, &per_output);
+  e->other_s =
+      1e-3 * (lo.other_ms + per_input * (input_count(s) - input_count(&h.tiny)) + per_output * (out - z.out_lo));
+
+  /* Per row: its runs as above; its analysis by the naive order's row's cost per output, or, for a
+   * row that calls models on the sample, as above; its step's rest (set-up) as on the second runs
+   * point. A row that could not run on a point borrows the slowest run and the typical analysis. */
+  double p_typical = typical;
+  if (with_wide && isfinite(wide[0].analysis_ms[X]) && isfinite(wide[1].analysis_ms[X]))
+    p_typical = fmax(0.0, wide[1].analysis_ms[X] - wide[0].analysis_ms[X]) / (z.out_wide[1] - z.out_wide[0]);
+  if (!isfinite(p_typical)) p_typical = 0.0;
+  double slowest_per_flop = 0.0;
+  for (int i = 0; i < cfg->n_impls; i++)
+    if (isfinite(r2.run_ms[i])) slowest_per_flop = fmax(slowest_per_flop, r2.run_ms[i] / c1d_flops(&h.r2));
+  double per_trial = e->oracle_s + e->models_s + e->other_s, work = f;
   for (int i = 0; i < rows; i++) {
     const int is_impl = i < cfg->n_impls;
     const c1d_run_config r = row_config(cfg, is_impl ? cfg->impls[i] : NULL);
     if (is_impl && !runs_on(cfg->impls[i], &r.shape)) continue;
-    const int runs = is_impl ? runs_per_trial(&r, cfg->impls[i]) : 0;
-    const double f = c1d_flops(&r.shape), out_r = (double)c1d_y_count(&r.shape), row_flops = f / f_hi;
-    double run_ms = (isfinite(hi.run_ms[i]) ? hi.run_ms[i] : slowest) * row_flops;
-    if (is_impl && cfg->impls[i]->backend == C1D_BACKEND_GPU && isfinite(hi.run_ms[i]) && isfinite(lo.run_ms[i]))
-      run_ms = hi.run_ms[i] + fmax(0.0, hi.run_ms[i] - lo.run_ms[i]) / (f_hi - f_lo) * (f - f_hi);
-    /* A row's analysis beyond the typical one (model arrays on every output, models on the sample):
-     * through big and the wide point where the row ran there, else scaled with the outputs. */
-    const double analysis_big = isfinite(hi.analysis_ms[i]) ? hi.analysis_ms[i] : typical_analysis;
-    const double extra = fmax(0.0, analysis_big - typical_analysis);
-    double extra_ms = extra * out_r / out_hi;
-    if (is_impl && wide_of[i] > 0 && isfinite(wide.analysis_ms[wide_of[i]]) && isfinite(wide.analysis_ms[0])) {
-      const double extra_wide = fmax(0.0, wide.analysis_ms[wide_of[i]] - wide.analysis_ms[0]);
-      const double slope = fmax(0.0, extra_wide - extra) / (out_2 - out_hi);
-      extra_ms = fmax(0.0, extra - slope * out_hi) + slope * out_r;
+    int n_runs = is_impl ? runs_per_trial(&r, cfg->impls[i]) : 0;
+    const double f_r = c1d_flops(&r.shape), out_r = (double)c1d_y_count(&r.shape);
+    const run_cost rc = run_cost_of(&lo, &r1, &r2, lo.run_ms[i], r1.run_ms[i], r2.run_ms[i]);
+    const double run_ms =
+        isfinite(rc.per_flop) ? run_cost_at(&rc, (double)c1d_x_count(&r.shape), f_r) : slowest_per_flop * f_r;
+    /* A GPU row times as many runs as fit in C1D_GPU_DEFAULT_BUDGET_MS, C1D_MIN_TIMED_RUNS at least
+     * (execute_gpu.c): counted at 20, make run's slow kernels made the H200's estimate 40 % long. */
+    if (is_impl && cfg->impls[i]->backend == C1D_BACKEND_GPU && cfg->repeats == 0 &&
+        run_ms * (n_runs - 1) > C1D_GPU_DEFAULT_BUDGET_MS)
+      n_runs = 1 + (int)fmax(C1D_MIN_TIMED_RUNS, floor(C1D_GPU_DEFAULT_BUDGET_MS / run_ms));
+    const double an_lo = isfinite(lo.analysis_ms[i]) ? lo.analysis_ms[i] : 0.0;
+    double analysis_ms = an_lo + p_typical * (out_r - z.out_lo);
+    if (calls_models[i]) {
+      const double an_wide[2] = {wide[0].analysis_ms[i], wide[1].analysis_ms[i]};
+      const growth g = grow(&z, an_lo, smp.analysis_ms[i], at_wide[i] ? an_wide : NULL, p_typical);
+      analysis_ms = grown(&z, &g, out_r);
     }
-    const double analysis_ms = !isfinite(analysis_big) ? 0.0
-                               : isnan(analysis_slope) ? analysis_big * out_r / out_hi
-                                                       : typical_analysis + analysis_slope * (out_r - out_hi) + extra_ms;
-    const double overhead_ms = isfinite(hi.overhead_ms[i]) ? hi.overhead_ms[i] : 0.0;
-    e->row_s[i] = 1e-3 * (runs * run_ms + analysis_ms + overhead_ms);
-    e->runs += (int64_t)runs * cfg->trials;
+    if (cfg->no_verdicts) analysis_ms = an_lo; /* metrics alone: cheap */
+    const double overhead_ms = isfinite(r2.overhead_ms[i]) ? r2.overhead_ms[i]
+                               : isfinite(lo.overhead_ms[i]) ? lo.overhead_ms[i]
+                                                             : 0.0;
+    e->row_s[i] = 1e-3 * (n_runs * run_ms + fmax(0.0, analysis_ms) + overhead_ms);
+    e->runs += (int64_t)n_runs * cfg->trials;
     per_trial += e->row_s[i];
-    work += runs * f;
+    work += n_runs * f_r;
   }
   e->seconds = per_trial * cfg->trials;
   e->gflop = work * cfg->trials * 1e-9;
+  if (getenv("C1D_ESTIMATE_TRACE")) { /* the parts, for whoever checks the model (scripts/estimate_check.sh) */
+    fprintf(stderr, "estimate: per trial oracle %.3f s, models %.3f s, other %.3f s", e->oracle_s, e->models_s,
+            e->other_s);
+    for (int i = 0; i < rows; i++)
+      fprintf(stderr, ", %s %.3f s%s", i < cfg->n_impls ? cfg->impls[i]->name : "candidate", e->row_s[i],
+              calls_models[i] ? " (models)" : "");
+    fprintf(stderr, "; analysis per output %.3g ms", p_typical);
+    fprintf(stderr, "; points: sample %lld outputs, runs O=%lld,%lld L=%lld, wide %s, scattered x%.2f\n",
+            (long long)c1d_y_count(&h.sample), (long long)h.r1.O, (long long)h.r2.O, (long long)h.r2.L,
+            with_wide ? "yes" : "no", z.scattered);
+  }
 done:
   free_point(&lo);
-  free_point(&hi);
-  free_point(&wide);
-  free(only);
-  free(wide_of);
+  free_point(&r1);
+  free_point(&r2);
+  free_point(&smp);
+  free_point(&wide[0]);
+  free_point(&wide[1]);
+  free(at_wide);
+  free(calls_models);
+  free(alpha);
   return st;
 }
 

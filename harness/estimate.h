@@ -1,10 +1,11 @@
 /* How long a run will take here, said before it starts. The same run (implementations, oracle,
  * candidates, comparison) is timed on small shapes with the same C, K and D, N = 1 and few outputs:
- * CPU runs and the oracle scale with the flops, a GPU kernel's time per run grows from the tiny shape's
- * at the rate between the two small ones (small GPU runs are latency), each output's analysis is
- * fitted through two points beyond the explainer's sample, the rounding models cost what they cost on
- * that sample, and the rest (inputs, set-up) is a fixed part plus a part per output. The calibration
- * takes about a second; its speeds are this machine's, now, not constants. */
+ * implementation runs, the oracle and the explainer's naive order grow with the flops from a tiny
+ * shape's; each output's analysis and the rounding models grow per output and per output of the
+ * explainer's sample (its models cost C*K products per element there), told apart by a point inside
+ * the sample at the real C*K and one past it with few products; the rest (inputs, set-up) is a fixed
+ * part plus a part per input and per output. The calibration takes well under a second; its speeds are
+ * this machine's, now, not constants. */
 #ifndef C1D_ESTIMATE_H
 #define C1D_ESTIMATE_H
 

@@ -1,6 +1,7 @@
-/* The progress line (progress.h). One thread redraws it twice a second, so that a step of minutes (the
- * headline shape on a CPU) still shows the time going down; the worker's calls and the redraws share
- * one mutex, and the line is cleared before anything else may print. */
+/* The progress line (progress.h). One thread redraws it twice a second on a terminal, so that a step of
+ * minutes (the headline shape on a CPU) still shows the time going down, or prints it as a plain line
+ * every interval elsewhere; the worker's calls and the ticker share one mutex, and the terminal's line
+ * is cleared before anything else may print. */
 #include "harness/progress.h"
 
 #include <math.h>
@@ -18,6 +19,8 @@
 
 struct c1d_progress {
   FILE *f;
+  int plain;                          /* not a terminal: whole lines every log_s seconds, no redrawing */
+  double log_s, next_log;             /* the interval and when the next plain line is due (seconds) */
   char who[64], step[200];
   double total, done, weight, within; /* within: -1 when the step does not report its fraction */
   int in_seconds;
@@ -70,9 +73,10 @@ static void position(const c1d_progress *p, double now, double *done, double *le
   *left = isnan(speed) || speed <= 0.0 ? NAN : (p->total - *done) / speed;
 }
 
+/* The line, as one write: a plain line in a log, else redrawn over the previous one. */
 static void draw(c1d_progress *p) {
   double done, left;
-  char when[48] = "";
+  char when[48] = "", line[400];
   position(p, now_s(), &done, &left);
   if (!isnan(left)) {
     char d[24];
@@ -80,38 +84,66 @@ static void draw(c1d_progress *p) {
     snprintf(when, sizeof when, ", about %s left", d);
   }
   const double pct = p->total > 0.0 ? 100.0 * done / p->total : 0.0;
-  fprintf(p->f, "\r\033[K%s: %.0f%%%s: %s", p->who, pct, when, p->step);
+  snprintf(line, sizeof line, "%s%s: %.0f%%%s: %s%s", p->plain ? "" : "\r\033[K", p->who, pct, when, p->step,
+           p->plain ? "\n" : "");
+  fputs(line, p->f);
   fflush(p->f);
 }
 
+/* Wakes twice a second on a terminal; in a log, at the next plain line's time (the wait may end early:
+ * a spurious wake-up only loops). */
 static void *tick(void *arg) {
   c1d_progress *p = arg;
   pthread_mutex_lock(&p->lock);
   while (!p->stop) {
+    long wait_ns = REDRAW_NS;
+    if (p->plain) {
+      const double due = p->next_log - now_s();
+      wait_ns = due <= 0.0 ? 0 : due > 3600.0 ? 3600L * 1000000000L : (long)(due * 1e9);
+    }
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += REDRAW_NS;
+    until.tv_sec += wait_ns / 1000000000L;
+    until.tv_nsec += wait_ns % 1000000000L;
     if (until.tv_nsec >= 1000000000L) {
       until.tv_sec++;
       until.tv_nsec -= 1000000000L;
     }
     pthread_cond_timedwait(&p->wake, &p->lock, &until);
-    if (!p->stop) draw(p);
+    if (p->stop) break;
+    if (!p->plain) {
+      draw(p);
+    } else if (now_s() >= p->next_log) {
+      draw(p);
+      p->next_log += p->log_s;
+      if (p->next_log < now_s()) p->next_log = now_s() + p->log_s; /* after a stall: one line, not a burst */
+    }
   }
   pthread_mutex_unlock(&p->lock);
   return NULL;
 }
 
+/* C1D_PROGRESS_LOG_S from the environment when it holds a positive number, else the default. */
+static double log_interval(void) {
+  const char *text = getenv("C1D_PROGRESS_LOG_S");
+  char *end = NULL;
+  const double v = text ? strtod(text, &end) : NAN;
+  return text && end != text && *end == '\0' && v > 0.0 && isfinite(v) ? v : C1D_PROGRESS_LOG_S;
+}
+
 c1d_progress *c1d_progress_start(FILE *f, const char *who, double total, int in_seconds) {
-  if (!f || !isatty(fileno(f))) return NULL;
+  if (!f) return NULL;
   c1d_progress *p = calloc(1, sizeof *p);
   if (!p) return NULL;
   p->f = f;
+  p->plain = !isatty(fileno(f));
+  p->log_s = log_interval();
   snprintf(p->who, sizeof p->who, "%s", who);
   p->total = total > 0.0 ? total : 0.0;
   p->in_seconds = in_seconds;
   p->within = -1.0;
   p->t0 = p->step_t0 = now_s();
+  p->next_log = p->t0 + p->log_s;
   pthread_mutex_init(&p->lock, NULL);
   pthread_cond_init(&p->wake, NULL);
   p->has_ticker = pthread_create(&p->ticker, NULL, tick, p) == 0;
@@ -131,7 +163,7 @@ void c1d_progress_step(c1d_progress *p, double weight, const char *fmt, ...) {
   vsnprintf(raw, sizeof raw, fmt, ap);
   va_end(ap);
   c1d_escape_text(raw, p->step, sizeof p->step); /* a row may be named after a file */
-  draw(p);
+  if (!p->plain) draw(p);
   pthread_mutex_unlock(&p->lock);
 }
 
@@ -149,8 +181,10 @@ void c1d_progress_end(c1d_progress *p) {
   pthread_cond_signal(&p->wake);
   pthread_mutex_unlock(&p->lock);
   if (p->has_ticker) pthread_join(p->ticker, NULL);
-  fputs("\r\033[K", p->f);
-  fflush(p->f);
+  if (!p->plain) {
+    fputs("\r\033[K", p->f);
+    fflush(p->f);
+  }
   pthread_mutex_destroy(&p->lock);
   pthread_cond_destroy(&p->wake);
   free(p);

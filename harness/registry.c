@@ -111,11 +111,31 @@ const c1d_impl *c1d_find_impl(const char *name) {
   return NULL;
 }
 
-const char *c1d_impl_unavailable(const c1d_impl *impl) {
-  if (impl->backend == C1D_BACKEND_CPU) return NULL;
+const char *c1d_backend_unavailable(c1d_backend backend) {
+  if (backend == C1D_BACKEND_CPU) return NULL;
 #ifdef C1D_HAVE_CUDA
   return c1d_gpu_unavailable();
 #else
   return "built without CUDA (nvcc was not found at configure time)";
 #endif
+}
+
+const char *c1d_impl_unavailable(const c1d_impl *impl) { return c1d_backend_unavailable(impl->backend); }
+
+// --- the GPU rows by name --------------------------------------------------------------------------
+
+/* The names of the table's main-tier GPU lines, in its order (the two *_det lines are variants). A build
+ * without CUDA has no descriptors to read them from, so they are written here; in a CUDA build the test
+ * reports_unavailable.names_every_main_gpu_row_of_a_cuda_build (tests/test_reports.c) holds this list
+ * to the table. */
+static const char *const gpu_main_names[] = {
+    "gpu_naive", "gpu_tap_partial", "gpu_kahan", "gpu_tiled_smem", "gpu_oracle_f64", "gpu_tf32_inputs",
+    "cudnn_fp32", "cudnn_tf32", "cudnn_fp32_fastest", "cudnn_tf32_fastest", "cublas_im2col_fp32",
+    "cublas_im2col_tf32", "cublas_fp32_best", "cublas_tf32_best", "gpu_fp32_fast", "gpu_kahan_fast",
+    "gpu_tf32", "gpu_3xtf32", "gpu_dw_naive", "gpu_dw_fast", "gpu_grouped", "cudnn_lowp", "cudnn_lowp_fastest",
+};
+
+const char *const *c1d_gpu_main_names(int *count) {
+  *count = (int)(sizeof gpu_main_names / sizeof gpu_main_names[0]);
+  return gpu_main_names;
 }

@@ -10,6 +10,7 @@
 #include "harness/escape.h"
 #include "harness/report.h"
 #include "harness/version.h"
+#include "reference/dtype.h"
 
 #define WIDTH 100
 #define NAME_WIDTH 18
@@ -144,6 +145,34 @@ static void print_wrapped(FILE *f, const char *lead, const char *raw) {
   }
 }
 
+/* A line of its own from the first column, wrapped under the name column. */
+static void print_line_wrapped(FILE *f, const char *text) {
+  const int indent = NAME_WIDTH + 1;
+  int room = WIDTH;
+  while (*text) {
+    int len = (int)strlen(text), cut = len;
+    if (len > room) {
+      cut = room;
+      while (cut > 0 && text[cut] != ' ') cut--;
+      if (cut == 0) cut = room;
+    }
+    fprintf(f, "%.*s\n", cut, text);
+    text += cut;
+    while (*text == ' ') text++;
+    if (*text) fprintf(f, "%*s", indent, "");
+    room = WIDTH - indent;
+  }
+}
+
+/* The implementations left out because they cannot run here: one line for the group. */
+static void print_unavailable(FILE *f, const c1d_run_results *r) {
+  c1d_unavailable_group g;
+  if (!c1d_report_unavailable(r, &g, 1)) return;
+  char text[1024];
+  c1d_unavailable_text(&g, text, sizeof text);
+  print_line_wrapped(f, text);
+}
+
 /* "name  label: text", wrapped: a reason is never cut off. */
 static void print_note_line(FILE *f, const char *name, const char *label, const char *text) {
   char line[800];
@@ -272,16 +301,34 @@ static void print_verdicts(FILE *f, const c1d_run_results *r) {
   }
 }
 
+/* What the columns measure. With a bf16 or fp16 y the ULPs are that type's and the bounds the contract's
+ * (float32 accumulation and one rounding to y's type): a correctly rounded output shows 0 in them. */
+static void print_legend(FILE *f, const c1d_run_results *r) {
+  const c1d_dtype y = r->shape.dt.y;
+  if (y != C1D_DTYPE_BF16 && y != C1D_DTYPE_F16) {
+    fprintf(f, "\nulp: distance to the oracle rounded to float32. fail%%: failing allclose(atol=1e-4,"
+               " rtol=1e-4).\n>det%%, >prob%%: beyond float32's bounds, deterministic (gamma_n*m) and "
+               "probabilistic (lambda=%g), in\nevery row: TF32 and bf16 rows exceed them by design; "
+               "their verdicts hold them to their own bounds.\n",
+            r->lambda);
+    return;
+  }
+  const char *t = c1d_dtype_name(y);
+  fprintf(f, "\nulp (%s): distance in %s ulps (y's type) to the oracle rounded once to %s.\n"
+             "fail%%: failing allclose(atol=1e-4, rtol=1e-4), float32's check: a %s output can fail it by its\n"
+             "one rounding alone. >det%%, >prob%%: beyond the contract's bounds, float32's deterministic\n"
+             "(gamma_n*m) and probabilistic (lambda=%g) bounds plus half an ulp of %s (y's one rounding):\n"
+             "a correctly rounded output is within them.\n",
+          t, t, t, t, r->lambda, t);
+}
+
 void c1d_report_console(FILE *f, const c1d_report_meta *meta, const c1d_run_results *r) {
   print_title(f, meta, r);
   print_header(f);
   for (int i = 0; i < r->n_impls; i++) print_impl(f, &r->impls[i], r->flops);
+  print_unavailable(f, r);
   for (int i = 0; i < r->n_comparisons; i++) print_comparison(f, &r->comparisons[i]);
-  fprintf(f, "\nulp: distance to the oracle rounded to float32. fail%%: failing allclose(atol=1e-4,"
-             " rtol=1e-4).\n>det%%, >prob%%: beyond float32's bounds, deterministic (gamma_n*m) and "
-             "probabilistic (lambda=%g), in\nevery row: TF32 and bf16 rows exceed them by design; "
-             "their verdicts hold them to their own bounds.\n",
-          r->lambda);
+  print_legend(f, r);
   print_user_tolerance(f, r);
   print_verdicts(f, r);
 }

@@ -1,11 +1,13 @@
 /* The CSV report: one row per implementation (or candidate, or comparison) and trial, a fixed column
  * order (docs/report-format.md), RFC 4180 quoting. Empty cells mean "not applicable" (a skipped
  * implementation's metrics, an untimed candidate's time); non-finite numbers print as nan/inf, which
- * pandas and NumPy read. */
+ * pandas and NumPy read. The implementations a default run leaves out because they cannot run here
+ * (c1d_report_unavailable) follow the rows that ran, skipped, with the reason. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "harness/registry.h"
 #include "harness/report.h"
 
 static const char *const columns[] = {
@@ -174,6 +176,15 @@ void c1d_report_csv(FILE *f, const c1d_report_meta *meta, const c1d_run_results 
       put_measurements(&r, res, tr);
       write_row(f, &r);
     }
+  }
+  /* What the run left out because it cannot run here: a skipped row each, as --impl naming it gives. */
+  c1d_unavailable_group g;
+  for (int i = 0, groups = c1d_report_unavailable(res, &g, 1); groups && i < g.n; i++) {
+    const c1d_impl *impl = c1d_find_impl(g.names[i]); /* NULL in a build without CUDA */
+    memset(&r, 0, sizeof r);
+    put_identity(&r, res, g.names[i], "oracle", "gpu", impl ? c1d_precision_name(impl->precision) : "",
+                 "skipped", g.reason, NULL, -1, 0);
+    write_row(f, &r);
   }
   for (int i = 0; i < res->n_comparisons; i++) {
     const c1d_comparison *c = &res->comparisons[i];

@@ -12,6 +12,7 @@
 #include "harness/version.h"
 #include "numerics/bounds.h"
 #include "numerics/classifier.h"
+#include "reference/dtype.h"
 
 #define PLOT_W 430.0
 #define PLOT_H 250.0
@@ -110,11 +111,36 @@ static const c1d_explanation *models_of(const c1d_run_results *r) {
   return NULL;
 }
 
+/* NaN (shown as a dash, no line drawn) where the model does not apply: TF32 on bf16 inputs. */
 static double model_rel_l2(const c1d_explanation *e, int model) {
-  return e && e->models[model].available ? e->models[model].rel_l2 : NAN;
+  return c1d_model_applies(e, model) ? e->models[model].rel_l2 : NAN;
 }
 
 // --- text helpers --------------------------------------------------------------------------------
+
+/* The explainer's reason without its "; detection limit: ... every element" clause: the page says the
+ * detection limit once, under the summary (detection_limit_once). */
+static void escape_reason(FILE *f, const char *reason) {
+  static const char clause[] = "; detection limit: ", end[] = "every element";
+  const char *at = strstr(reason, clause), *stop = at ? strstr(at, end) : NULL;
+  if (!stop) {
+    c1d_svg_escape(f, reason);
+    return;
+  }
+  char before[sizeof ((c1d_explanation *)0)->reason];
+  snprintf(before, sizeof before, "%.*s", (int)(at - reason), reason);
+  c1d_svg_escape(f, before);
+  c1d_svg_escape(f, stop + sizeof end - 1);
+}
+
+/* The verdict's first sentence in bold, as convlab explain prints it first. */
+static void headline(FILE *f, const c1d_explanation *e) {
+  char line[600];
+  c1d_verdict_headline(e, line, sizeof line);
+  fputs("<b>", f);
+  c1d_svg_escape(f, line);
+  fputs("</b> ", f);
+}
 
 static void sci(FILE *f, double v) {
   if (isnan(v))
@@ -200,6 +226,11 @@ static double median_time(const c1d_impl_result *ir) {
 
 // --- header and tables ---------------------------------------------------------------------------
 
+/* y in bf16 or fp16: the metrics' ULPs and bounds are in y's type (numerics/metrics.h). */
+static int narrow_y(const c1d_run_results *r) {
+  return r->shape.dt.y == C1D_DTYPE_BF16 || r->shape.dt.y == C1D_DTYPE_F16;
+}
+
 static void header(FILE *f, const c1d_report_meta *meta, const c1d_run_results *r) {
   char shape[160];
   c1d_shape_format(&r->shape, shape, sizeof shape);
@@ -232,8 +263,13 @@ static void header(FILE *f, const c1d_report_meta *meta, const c1d_run_results *
   fprintf(f, "<p class=\"dim\">Errors are |y &minus; ref| against the float64 oracle. With m = |b| + "
              "&Sigma;|w&middot;x| per output and u = 2<sup>&minus;24</sup>, the deterministic bound is "
              "&gamma;<sub>n</sub>&middot;m and the probabilistic one &lambda;&middot;&radic;n&middot;u&middot;m "
-             "(&lambda; = %g); allclose uses atol = %g, rtol = %g.</p>\n",
-          r->lambda, C1D_DEFAULT_ATOL, C1D_DEFAULT_RTOL);
+             "(&lambda; = %g)",
+          r->lambda);
+  if (narrow_y(r))
+    fprintf(f, ", each plus half an ulp of %s (y's type: the contract's one rounding of the output), so "
+               "that a correctly rounded output is within both; ULPs are %s's",
+            c1d_dtype_name(r->shape.dt.y), c1d_dtype_name(r->shape.dt.y));
+  fprintf(f, "; allclose uses atol = %g, rtol = %g.</p>\n", C1D_DEFAULT_ATOL, C1D_DEFAULT_RTOL);
 }
 
 static void summary_table(FILE *f, const c1d_run_results *r) {
@@ -268,8 +304,17 @@ static void summary_table(FILE *f, const c1d_run_results *r) {
     else
       fprintf(f, "%.3f", ms);
     fputs("</td><td class=\"l why\">", f);
-    c1d_svg_escape(f, row_reason(&v));
+    if (v.ir->state == C1D_RESULT_RAN && v.verdict) headline(f, &v.verdict->explanation);
+    escape_reason(f, row_reason(&v));
     verdict_spread(f, v.ir);
+    fputs("</td></tr>\n", f);
+  }
+  c1d_unavailable_group g;
+  if (c1d_report_unavailable(r, &g, 1)) { /* what the run left out, as the console's line */
+    char text[1024];
+    c1d_unavailable_text(&g, text, sizeof text);
+    fputs("<tr class=\"unavailable\"><td class=\"l why\" colspan=\"10\">", f);
+    c1d_svg_escape(f, text);
     fputs("</td></tr>\n", f);
   }
   fputs("</table>\n", f);
@@ -299,7 +344,7 @@ static void comparisons_table(FILE *f, const c1d_run_results *r) {
       pct(f, ok ? t->metrics.fail_default : 0, ok ? t->metrics.count : 0);
       fputs("</td><td class=\"l why\">", f);
       /* Which side carries the difference (the runner's attribution), or why there is no comparison. */
-      c1d_svg_escape(f, !ok ? t->error : t->explained ? t->explanation.reason : "");
+      escape_reason(f, !ok ? t->error : t->explained ? t->explanation.reason : "");
       fputs("</td></tr>\n", f);
     }
   fputs("</table>\n", f);
@@ -392,12 +437,14 @@ static void plot_ratio_hist(FILE *f, const row_view *v, const c1d_run_results *r
                 (c1d_svg_axis){C1D_SVG_LOG, lo, hi, "|y \xe2\x88\x92 ref| / (\xce\xb3\xe2\x82\x99\xc2\xb7m)", NULL, 0},
                 (c1d_svg_axis){C1D_SVG_LINEAR, 0.0, top > 0 ? top * 1.1 : 1.0, "% of outputs", NULL, 0});
   c1d_svg_vline(&p, 1.0, "mk", "deterministic");
-  c1d_svg_vline(&p, prob, "mk2", "probabilistic");
+  if (!narrow_y(r)) c1d_svg_vline(&p, prob, "mk2", "probabilistic"); /* with y's rounding: per element */
   c1d_svg_bars(&p, b.n, b.x0, b.x1, within, "bar");
   c1d_svg_bars(&p, b.n, b.x0, b.x1, beyond, "bar-beyond");
   if (top == 0.0) c1d_svg_note(&p, h->zero ? "every output is exact" : "no error in the range");
   c1d_svg_end(&p);
-  hist_caption(f, h, "Red bars lie beyond the deterministic bound: not rounding in float32.");
+  hist_caption(f, h, narrow_y(r) ? "Red bars lie beyond the deterministic bound: not float32 accumulation and "
+                                   "one rounding to y's type."
+                                 : "Red bars lie beyond the deterministic bound: not rounding in float32.");
 }
 
 // --- profiles ------------------------------------------------------------------------------------
@@ -511,7 +558,7 @@ static void tf32_rel_l2(FILE *f, const c1d_run_results *r, const c1d_explanation
         "order.</figcaption></figure>\n", f);
 }
 
-static void tf32_table(FILE *f, const c1d_run_results *r) {
+static void tf32_table(FILE *f, const c1d_run_results *r, const c1d_explanation *models) {
   int rows = 0;
   for (int i = 0; i < r->n_impls; i++) {
     row_view v;
@@ -543,6 +590,9 @@ static void tf32_table(FILE *f, const c1d_run_results *r) {
   }
   if (rows)
     fputs("</table>\n", f);
+  else if (models && !c1d_model_applies(models, C1D_MODEL_TF32_RNA))
+    fputs("<p>No TF32 row in this run, and no TF32 model applies: rounding these inputs to TF32 changes "
+          "nothing (bf16 and fp16 values are TF32 values).</p>\n", f);
   else
     fputs("<p>No TF32 row in this run. The TF32 model's line shows what rounding the inputs to TF32 "
           "would cost on these inputs.</p>\n", f);
@@ -557,7 +607,7 @@ static void tf32_panel(FILE *f, const c1d_run_results *r, double lo, double hi) 
   tf32_distributions(f, r, lo, hi);
   tf32_rel_l2(f, r, models);
   fputs("</div>\n", f);
-  tf32_table(f, r);
+  tf32_table(f, r, models);
 }
 
 // --- one section per implementation --------------------------------------------------------------
@@ -579,22 +629,58 @@ static void region_line(FILE *f, const c1d_explanation *e) {
   fputs(".</p>\n", f);
 }
 
-/* The decision: the test that fired, or how large a bug could still hide. */
-static void decision_line(FILE *f, const c1d_explanation *e) {
-  if (c1d_verdict_is_bug(e->verdict) || e->verdict == C1D_VERDICT_INCONCLUSIVE) {
-    if (e->test[0]) {
-      fputs("<p><b>Decided by:</b> ", f);
-      c1d_svg_escape(f, e->test);
-      fprintf(f, " (false-alarm probability %.0e)%s.</p>\n", e->alpha,
-              e->certain ? "; some elements beyond the worst-case bound: certainly a bug" : "");
-    }
-    return;
+static int shows_limit(const c1d_trial_result *t) {
+  return t && t->explained && !c1d_verdict_is_bug(t->explanation.verdict) &&
+         t->explanation.verdict != C1D_VERDICT_INCONCLUSIVE;
+}
+
+/* "6.4e-07", or "6.4e-07 to 6.5e-07" when the rows' values differ at the precision shown. */
+static void span(FILE *f, const char *fmt, double lo, double hi) {
+  char a[32], b[32];
+  snprintf(a, sizeof a, fmt, lo);
+  snprintf(b, sizeof b, fmt, hi);
+  fputs(a, f);
+  if (strcmp(a, b)) fprintf(f, " to %s", b);
+}
+
+/* The detection limit, said once under the summary for every row that is not a bug: each row's own
+ * (it depends a little on the row's errors) is in the JSON; here their range. */
+static void detection_limit_once(FILE *f, const c1d_run_results *r) {
+  double lo32 = INFINITY, hi32 = 0.0, lo_all = INFINITY, hi_all = 0.0, lo_x = INFINITY, hi_x = 0.0, alpha = 0.0;
+  int rows = 0;
+  for (int i = 0; i < r->n_impls; i++) {
+    row_view v;
+    view_row(&r->impls[i], &v);
+    if (!shows_limit(v.worst)) continue;
+    const c1d_explanation *e = &v.worst->explanation;
+    const double x = e->reference_rms > 0 ? e->detect_limit_32 / e->reference_rms : 0.0;
+    lo32 = fmin(lo32, e->detect_limit_32), hi32 = fmax(hi32, e->detect_limit_32);
+    lo_all = fmin(lo_all, e->detect_limit_all), hi_all = fmax(hi_all, e->detect_limit_all);
+    lo_x = fmin(lo_x, x), hi_x = fmax(hi_x, x);
+    alpha = e->alpha;
+    rows++;
   }
-  fprintf(f, "<p><b>Detection limit:</b> no error beyond rounding larger than %.2g (%.3g times the "
-             "naive order's rms rounding error) affects any region of 32 or more elements; none larger "
-             "than %.2g affects every element (false-alarm probability %.0e).</p>\n",
-          e->detect_limit_32, e->reference_rms > 0 ? e->detect_limit_32 / e->reference_rms : 0.0,
-          e->detect_limit_all, e->alpha);
+  if (!rows) return;
+  fprintf(f, "<p><b>Detection limit</b> (%s): no error beyond rounding larger than ",
+          rows > 1 ? "each row that is not a bug" : "the row that is not a bug");
+  span(f, "%.2g", lo32, hi32);
+  fputs(" (", f);
+  span(f, "%.3g", lo_x, hi_x);
+  fputs(" times the naive order's rms rounding error) affects any region of 32 or more elements; none "
+        "larger than ", f);
+  span(f, "%.2g", lo_all, hi_all);
+  fprintf(f, " affects every element (false-alarm probability %.0e).</p>\n", alpha);
+}
+
+/* The decision: the test that fired (the detection limit of the other rows is said once, under the
+ * summary). */
+static void decision_line(FILE *f, const c1d_explanation *e) {
+  if ((c1d_verdict_is_bug(e->verdict) || e->verdict == C1D_VERDICT_INCONCLUSIVE) && e->test[0]) {
+    fputs("<p><b>Decided by:</b> ", f);
+    c1d_svg_escape(f, e->test);
+    fprintf(f, " (false-alarm probability %.0e)%s.</p>\n", e->alpha,
+            e->certain ? "; some elements beyond the worst-case bound: certainly a bug" : "");
+  }
 }
 
 static int same_hist(const c1d_log_hist *a, const c1d_log_hist *b) {
@@ -647,7 +733,8 @@ static void impl_section(FILE *f, const c1d_run_results *r, int index, double lo
   fputs("</p>\n<p>", f);
   row_badge(f, v);
   fputs(" ", f);
-  c1d_svg_escape(f, row_reason(v));
+  if (v->ir->state == C1D_RESULT_RAN && v->verdict) headline(f, &v->verdict->explanation);
+  escape_reason(f, row_reason(v));
   fputs("</p>\n", f);
   if (!v->worst) return;
   if (v->worst->explained) {
@@ -690,6 +777,7 @@ void c1d_report_html(FILE *f, const c1d_report_meta *meta, const c1d_run_results
   }
   header(f, meta, r);
   summary_table(f, r);
+  detection_limit_once(f, r);
   comparisons_table(f, r);
   tf32_panel(f, r, lo, hi);
   for (int i = 0; i < r->n_impls; i++) impl_section(f, r, i, lo, hi);

@@ -159,6 +159,7 @@ static cJSON *metrics_json(const c1d_metrics *m) {
   add_num(o, "ulp_p50", m->ulp_p50);
   add_num(o, "ulp_p99", m->ulp_p99);
   add_num(o, "ulp_max", m->ulp_max);
+  add_str(o, "ulp_type", c1d_dtype_name((c1d_dtype)m->ulp_dtype)); /* y's type for bf16/fp16 outputs */
   add_num(o, "fail_default", (double)m->fail_default);
   add_num(o, "fail_default_frac", frac(m->fail_default, m->count));
   add_num(o, "fail_user", (double)m->fail_user);
@@ -233,8 +234,9 @@ cJSON *c1d_explanation_json(const c1d_explanation *e) {
   add_num(ev, "rel_l2", e->rel_l2);
   cJSON_AddItemToObject(ev, "candidate_on_sample", stats_json(&e->cand_stats));
   cJSON *models = cJSON_AddObjectToObject(ev, "models");
-  for (int m = 0; m < C1D_MODEL_COUNT; m++)
-    cJSON_AddItemToObject(models, c1d_model_key(m), stats_json(&e->models[m]));
+  for (int m = 0; m < C1D_MODEL_COUNT; m++) /* {} where the model was not needed or does not apply */
+    cJSON_AddItemToObject(models, c1d_model_key(m),
+                          c1d_model_applies(e, m) ? stats_json(&e->models[m]) : cJSON_CreateObject());
   cJSON *fp = cJSON_AddObjectToObject(ev, "fingerprint");
   cJSON_AddStringToObject(fp, "format", e->fingerprint);
   add_num(fp, "low16_zero", e->low16_zero);
@@ -374,6 +376,15 @@ cJSON *c1d_report_json(const c1d_report_meta *meta, const c1d_run_results *r) {
   add_num(oracle, "time_ms", r->oracle_ms);
   cJSON *impls = cJSON_AddArrayToObject(root, "implementations");
   for (int i = 0; i < r->n_impls && impls; i++) cJSON_AddItemToArray(impls, impl_json(&r->impls[i]));
+  /* What the run left out because it cannot run here (the default selection only): one group per reason. */
+  cJSON *left = cJSON_AddArrayToObject(root, "unavailable");
+  c1d_unavailable_group g;
+  if (left && c1d_report_unavailable(r, &g, 1)) {
+    cJSON *o = cJSON_CreateObject(), *names = cJSON_AddArrayToObject(o, "names");
+    for (int i = 0; i < g.n && names; i++) cJSON_AddItemToArray(names, cJSON_CreateString(g.names[i]));
+    add_str(o, "reason", g.reason);
+    cJSON_AddItemToArray(left, o);
+  }
   cJSON *cmps = cJSON_AddArrayToObject(root, "comparisons");
   for (int i = 0; i < r->n_comparisons && cmps; i++)
     cJSON_AddItemToArray(cmps, comparison_json(&r->comparisons[i]));

@@ -187,6 +187,7 @@ static c1d_status analyze_output(const c1d_run_config *cfg, const c1d_output_vie
   opt.terms_t = v->terms_t;
   opt.L = v->s->L;
   opt.u = v->u;
+  opt.out_dtype = (int)v->s->dt.y; /* ULPs and bounds in y's own type (bf16, fp16) */
   c1d_log_hist_init(&tr->abs_err_hist, cfg->abs_hist_lo, cfg->abs_hist_hi, cfg->abs_hist_bins);
   c1d_log_hist_init(&tr->bound_ratio_hist, cfg->ratio_hist_lo, cfg->ratio_hist_hi,
                     cfg->ratio_hist_bins);

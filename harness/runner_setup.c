@@ -250,6 +250,10 @@ void c1d_make_run_id(char *out, size_t size) {
 
 c1d_status c1d_run_results_init(const c1d_run_config *cfg, c1d_run_results *r) {
   r->shape = cfg->shape;
+  /* The reports name the types of the tensors the problem has: --dtype all=bf16 without --bias also
+   * sets b's (and the states') type, and the problem line read "bias=0 ... b=bf16 s=bf16". */
+  if (!r->shape.bias) r->shape.dt.b = C1D_DTYPE_F32;
+  if (!r->shape.states) r->shape.dt.s = C1D_DTYPE_F32;
   r->flops = c1d_flops(&cfg->shape);
   r->from_files = cfg->x != NULL;
   r->dist = cfg->dist;

@@ -146,6 +146,18 @@ int c1d_error_stats_on_sample(const float *cand32, const double *cand64, const d
 
 // --- one explanation ----------------------------------------------------------------------------
 
+/* Where a bug is, as the words after "a bug": "in the left edge (...)", "in channels 3, 5", "across the
+ * whole output" (the region's kind "everywhere" does not follow "in"), "spread thinly over the output"
+ * (no element marked on its own: the counts or the signs decided). */
+static void bug_place(const c1d_region *g, char *buf, size_t size) {
+  if (g->cls == C1D_REGION_EVERYWHERE)
+    snprintf(buf, size, "across the whole output");
+  else if (g->cls == C1D_REGION_NONE)
+    snprintf(buf, size, "spread thinly over the output");
+  else
+    snprintf(buf, size, "in %s", g->kind);
+}
+
 /* y rounded once to the output type (0 fp32, 1 bf16, 2 fp16): through float32 rounded to odd, which
  * keeps the one rounding exact for the narrower types. */
 static float correctly_rounded(int dtype, double y) {
@@ -1747,6 +1759,8 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
                "that no rounding model explains (the closest, %s, leaves %.3g times the float32 noise)",
                out->what, sqrt(ch.ratio.median));
     if (!ch.fits) out->model = -1;
+    char place[sizeof out->region.kind + 8];
+    bug_place(&out->region, place, sizeof place);
     /* A long region list may cut the reason short; the region object keeps it whole. */
 #if defined(__GNUC__) && !defined(__clang__) /* clang has no such warning */
 #pragma GCC diagnostic push
@@ -1754,12 +1768,12 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
 #endif
     snprintf(out->reason, sizeof out->reason,
              "%lld elements (%.3g%%) carry errors %s; %s; decided by %s at false-alarm probability "
-             "%.0e; unexplained rms %.3g against %.3g for float32 rounding in the naive order: a bug in "
+             "%.0e; unexplained rms %.3g against %.3g for float32 rounding in the naive order: a bug "
              "%s (n %s, o %s, t %s)%s",
              (long long)marked, 100.0 * out->region.fraction, closest,
              fp.beyond > 0 ? "some beyond the worst-case bound: certainly a bug"
                            : "all inside the worst-case bound",
-             out->test, C1D_ALPHA, out->unexplained_rms, out->reference_rms, out->region.kind,
+             out->test, C1D_ALPHA, out->unexplained_rms, out->reference_rms, place,
              out->region.n, out->region.o, out->region.t, race);
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop

@@ -2,15 +2,19 @@
  * the end (maxima keep the lowest index on ties). Sums of squares are the one order-dependent part:
  * they are summed per fixed block of SUM_BLOCK elements and the blocks added in index order, so every
  * thread count and every run gives the same bits.
- * ULP quantiles come from a histogram that is exact below 1024 ULP and log2-binned above. */
+ * ULP quantiles come from a histogram that is exact below 1024 ULP and log2-binned above. For a bf16 or
+ * fp16 output (opt->out_dtype) the ULPs are that type's and the bounds add its one rounding: a correctly
+ * rounded output is then 0 ULP away and within both bounds, as its contract says. */
 #include "numerics/metrics.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "numerics/arith.h"
 #include "numerics/bounds.h"
 #include "numerics/ulp.h"
+#include "reference/problem.h"
 
 #define EXACT_ULP_BINS 1024
 #define SUM_BLOCK 4096 /* elements per partial sum of squares */
@@ -37,6 +41,60 @@ int c1d_allclose_element(double a, double b, double atol, double rtol) {
   return fabs(a - b) <= atol + rtol * fabs(b);
 }
 
+// --- the output's own type --------------------------------------------------------------------------
+
+/* Fraction bits and smallest normal exponent of the narrow types (bf16: 7, -126; fp16: 10, -14). */
+static int narrow(int dtype, int *p, int *emin) {
+  if (dtype == C1D_DTYPE_BF16) return *p = 7, *emin = -126, 1;
+  if (dtype == C1D_DTYPE_F16) return *p = 10, *emin = -14, 1;
+  return 0;
+}
+
+/* Unit roundoff of the output's rounding and half its smallest (subnormal) spacing; 0 for float32. */
+static void out_rounding(int dtype, double *u_out, double *tiny) {
+  int p, emin;
+  *u_out = *tiny = 0.0;
+  if (!narrow(dtype, &p, &emin)) return;
+  *u_out = ldexp(1.0, -(p + 1));
+  *tiny = ldexp(1.0, emin - p - 1);
+}
+
+/* The exact y rounded once to the narrow type: through float32 rounded to odd, which keeps the one
+ * rounding exact (the classifier's correctly_rounded). */
+static float rounded_once(int dtype, double y) {
+  float f = (float)y;
+  if (!isfinite(f)) return f;
+  if (fabs((double)f) > fabs(y)) f = nextafterf(f, 0.0f);
+  if ((double)f != y) f = c1d_bits_float(c1d_float_bits(f) | 1u);
+  return dtype == C1D_DTYPE_BF16 ? c1d_round_bf16(f) : c1d_round_fp16(f);
+}
+
+/* A monotone position in the narrow type's values: an integer on its values, in between elsewhere. */
+static double narrow_position(double v, int p, int emin) {
+  const double a = fabs(v);
+  double pos;
+  if (a < ldexp(1.0, emin)) {
+    pos = a / ldexp(1.0, emin - p); /* subnormal steps */
+  } else {
+    int e;
+    const double m = 2.0 * frexp(a, &e); /* a = m * 2^(e-1), m in [1, 2) */
+    pos = ((double)(e - 1 - emin + 1) + (m - 1.0)) * ldexp(1.0, p);
+  }
+  return v < 0 ? -pos : pos;
+}
+
+/* ULP distance in the output's type: float32's, or for bf16/fp16 the count of that type's steps between
+ * a and the exact result rounded to it (rounded up where a is not of the type). */
+static uint64_t out_ulp_distance(int dtype, float a, double exact) {
+  int p, emin;
+  if (!narrow(dtype, &p, &emin)) return c1d_ulp_distance_to_double(a, exact);
+  const float r = rounded_once(dtype, exact);
+  if (!isfinite(a) || !isfinite(r)) return c1d_ulp_distance(a, r);
+  return (uint64_t)ceil(fabs(narrow_position(a, p, emin) - narrow_position(r, p, emin)));
+}
+
+// --- accumulation --------------------------------------------------------------------------------
+
 static void add_ulp(partial *p, uint64_t d) {
   if (d == C1D_ULP_INFINITE)
     p->ulp_infinite++;
@@ -46,15 +104,22 @@ static void add_ulp(partial *p, uint64_t d) {
     p->ulp_log[63 - __builtin_clzll(d)]++; /* the highest set bit: bin [2^j, 2^(j+1)) */
 }
 
+/* The bounds' share of the output's rounding: |fl(s) - s| <= u*|s| + tiny per rounded side, and
+ * |s| <= |ref| / (1 - u) + the bound itself; 0 for float32 outputs. */
+typedef struct out_round {
+  double u, tiny, sides;
+} out_round;
+
 /* coef: per position (or one for all, without terms_t) the deterministic bound's gamma_n and the
  * probabilistic one's lambda*sqrt(n)*u, both times m (c1d_bound_det, c1d_bound_prob: the same bits). */
-static void add_element(partial *p, const c1d_metric_options *opt, const double *coef, float a, double b, int64_t i) {
+static void add_element(partial *p, const c1d_metric_options *opt, const double *coef, const out_round *out,
+                        float a, double b, int64_t i) {
   if (!isfinite(b)) {
     p->nonfinite_ref++;
     return;
   }
   p->count++;
-  add_ulp(p, c1d_ulp_distance_to_double(a, b));
+  add_ulp(p, out_ulp_distance(opt->out_dtype, a, b));
   if (!isfinite(a)) {
     p->nonfinite++;
     if (p->first_nonfinite < 0) p->first_nonfinite = i;
@@ -81,7 +146,13 @@ static void add_element(partial *p, const c1d_metric_options *opt, const double 
   if (opt->abs_err_hist) c1d_log_hist_add(&p->abs_hist, err);
   if (opt->mag) {
     const double *c = opt->terms_t ? coef + 2 * (i % opt->L) : coef;
-    const double m = opt->mag[i], det = c[0] * m, prob = c[1] * m;
+    const double m = opt->mag[i];
+    double det = c[0] * m, prob = c[1] * m;
+    if (out->u > 0.0) { /* the output's rounding, on each rounded side (c1d_metric_options.out_dtype) */
+      const double rounding = out->sides * (out->u * fabs(b) / (1.0 - out->u) + out->tiny);
+      det += det * out->u + rounding;
+      prob += prob * out->u + rounding;
+    }
     /* A zero bound (m == 0) admits only a zero error. */
     double det_ratio = det > 0.0 ? err / det : (err > 0.0 ? INFINITY : 0.0);
     double prob_ratio = prob > 0.0 ? err / prob : (err > 0.0 ? INFINITY : 0.0);
@@ -180,6 +251,9 @@ int c1d_metrics_compute(const float *cand, const double *ref, int64_t count,
     coef[2 * t] = c1d_gamma(n, opt->u);
     coef[2 * t + 1] = c1d_bound_prob_factor(n, opt->u, opt->lambda);
   }
+  out_round rounding;
+  out_rounding(opt->out_dtype, &rounding.u, &rounding.tiny);
+  rounding.sides = opt->u > C1D_U_FP32 ? 2.0 : 1.0; /* a comparison (u doubled): both outputs were rounded */
   int failed = 0;
 #pragma omp parallel reduction(| : failed)
   {
@@ -192,7 +266,7 @@ int c1d_metrics_compute(const float *cand, const double *ref, int64_t count,
       for (int64_t blk = 0; blk < blocks; blk++) {
         const int64_t end = (blk + 1) * SUM_BLOCK < count ? (blk + 1) * SUM_BLOCK : count;
         p->sum_sq_err = p->sum_sq_ref = 0.0;
-        for (int64_t i = blk * SUM_BLOCK; i < end; i++) add_element(p, opt, coef, cand[i], ref[i], i);
+        for (int64_t i = blk * SUM_BLOCK; i < end; i++) add_element(p, opt, coef, &rounding, cand[i], ref[i], i);
         block_sq[2 * blk] = p->sum_sq_err;
         block_sq[2 * blk + 1] = p->sum_sq_ref;
       }
@@ -226,6 +300,7 @@ int c1d_metrics_compute(const float *cand, const double *ref, int64_t count,
   out->ulp_p50 = ulp_quantile(total, 0.50);
   out->ulp_p99 = ulp_quantile(total, 0.99);
   out->ulp_max = ulp_maximum(total);
+  out->ulp_dtype = opt->out_dtype == C1D_DTYPE_BF16 || opt->out_dtype == C1D_DTYPE_F16 ? opt->out_dtype : 0;
   out->fail_default = total->fail_default;
   out->fail_user = total->fail_user;
   out->beyond_det = total->beyond_det;

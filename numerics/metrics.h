@@ -23,6 +23,12 @@ typedef struct c1d_metric_options {
   int64_t L;                  /* elements are laid out as [outer][L]; required with terms_t */
   double u;                   /* unit roundoff of the bounds (C1D_U_FP32) */
   double lambda;              /* probabilistic bound constant (C1D_DEFAULT_LAMBDA) */
+  /* The output's type (c1d_dtype's values: 0 float32, 1 bf16, 2 fp16). For bf16 and fp16 the ULP
+   * distances are in that type's units, to the exact result rounded once to it (a correctly rounded
+   * output is 0 ULP away), and both bounds hold the contract's output rounding too: half an ulp of the
+   * type, u_out * |ref|, on each rounded side (two in a comparison, whose u is doubled for the same
+   * reason). 0 leaves everything in float32, as before. */
+  int out_dtype;
   /* Optional histograms to fill: log10|a-b| and (|a-b| / deterministic bound). */
   c1d_log_hist *abs_err_hist;
   c1d_log_hist *bound_ratio_hist;
@@ -40,10 +46,13 @@ typedef struct c1d_metrics {
   int64_t argmax_abs;        /* flat index of max_abs, or -1 */
   double max_rel;            /* |a-b|/|b| over pairs with b != 0 */
   double rel_l2;             /* ||a-b||_2 / ||b||_2 (finite pairs) */
-  double ulp_p50, ulp_p99, ulp_max; /* ULP distance to the reference rounded to float32 */
+  double ulp_p50, ulp_p99, ulp_max; /* ULP distance to the reference rounded to the output's type
+                                       (float32, or bf16 / fp16 with out_dtype) in that type's units */
+  int ulp_dtype;             /* the options' out_dtype: the type of the ULPs and of the bounds' output rounding */
   int64_t fail_default;      /* failing allclose(1e-4, 1e-4); non-finite elements fail */
   int64_t fail_user;         /* failing allclose(atol, rtol) */
-  int64_t beyond_det;        /* |a-b| > gamma_n * m, n = terms + 1 (only with mag) */
+  int64_t beyond_det;        /* |a-b| > gamma_n * m, n = terms + 1 (only with mag; plus the output's
+                                rounding for a bf16 / fp16 out_dtype) */
   int64_t beyond_prob;       /* |a-b| > lambda*sqrt(n)*u*m (only with mag) */
   double max_det_ratio;      /* max |a-b| / deterministic bound */
   double max_prob_ratio;     /* max |a-b| / probabilistic bound */

@@ -79,10 +79,11 @@ void c1d_shape_format(const c1d_shape *s, char *buf, int size) {
   if (len < size && s->G > 1) len += snprintf(buf + len, (size_t)(size - len), " G=%lld", (long long)s->G);
   if (len < size && s->states) len += snprintf(buf + len, (size_t)(size - len), " states");
   if (len < size && s->act == C1D_ACT_SILU) len += snprintf(buf + len, (size_t)(size - len), " silu");
-  const struct { const char *name; c1d_dtype d; } t[5] = {
-      {"x", s->dt.x}, {"w", s->dt.w}, {"b", s->dt.b}, {"s", s->dt.s}, {"y", s->dt.y}};
+  /* Types of the tensors the problem has: --dtype all=bf16 without a bias gives b no type to show. */
+  const struct { const char *name; c1d_dtype d; int present; } t[5] = {
+      {"x", s->dt.x, 1}, {"w", s->dt.w, 1}, {"b", s->dt.b, s->bias}, {"s", s->dt.s, s->states}, {"y", s->dt.y, 1}};
   for (int i = 0; i < 5; i++)
-    if (len < size && t[i].d != C1D_DTYPE_F32)
+    if (len < size && t[i].present && t[i].d != C1D_DTYPE_F32)
       len += snprintf(buf + len, (size_t)(size - len), " %s=%s", t[i].name, type_name(t[i].d));
   if (len < size && s->layout == C1D_LAYOUT_NLC) snprintf(buf + len, (size_t)(size - len), " nlc");
 }

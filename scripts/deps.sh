@@ -19,12 +19,14 @@ purpose=${1:-run}
 #   chromium, fonts-dejavu-core  rendering the HTML report headless in the tests (with a font for its text)
 #   python3-torch            PyTorch's CPU conv1d, one of the power benchmark's correct outputs (make power,
 #                            tests/test_power.c)
+#   python3-pytest           pytest, for the Python helper's use in a test suite (convlab.assert_rounding_only
+#                            in a pytest test, as the README shows)
 #   clang, libclang-rt-dev, libomp-dev   the fuzz targets (libFuzzer and the sanitizers' runtimes come
 #                            with clang's runtime libraries; clang's OpenMP for the code they link)
 packages=(cmake gcc g++ make libcjson-dev libopenblas-dev libdnnl-dev libblis-dev libcriterion-dev)
 if [ "$purpose" = test ]; then
   packages+=(python3-numpy python3-nbconvert python3-ipykernel python3-matplotlib chromium fonts-dejavu-core
-             python3-torch)
+             python3-torch python3-pytest)
 elif [ "$purpose" = power ]; then
   packages+=(python3-numpy python3-torch)
 fi

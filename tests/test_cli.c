@@ -1013,3 +1013,144 @@ Test(cli, announces_long_work_then_shows_its_progress_and_time_left_on_a_termina
   free(out);
   free(o);
 }
+
+// --- progress in a log, and the estimate's promptness (issue 23) ----------------------------------
+
+/* The lines of text (each ended by a newline) that begin with prefix; -1 when text does not end with
+ * a newline or holds a carriage return or an escape (a redrawn line, not a log's). */
+static int whole_lines_starting(const char *text, const char *prefix, const char **first) {
+  const size_t n = strlen(text);
+  *first = NULL;
+  if (strpbrk(text, "\r\033") || (n > 0 && text[n - 1] != '\n')) return -1;
+  int count = 0;
+  for (const char *line = text; *line; line = strchr(line, '\n') + 1)
+    if (strncmp(line, prefix, strlen(prefix)) == 0) {
+      if (!*first) *first = line;
+      count++;
+    }
+  return count;
+}
+
+/* Through a pipe or into a log, announced work prints a plain progress line every interval (1 s here
+ * through C1D_PROGRESS_LOG_S; 10 s by default): whole lines, each with how far the job is and the
+ * time left, never going back; a run too short to be announced prints none. */
+Test(cli, prints_progress_as_whole_lines_into_a_log_for_announced_work_only, .timeout = 240) {
+  outcome *o = malloc(sizeof *o);
+  cr_assert_eq(setenv("C1D_PROGRESS_LOG_S", "1", 1), 0);
+  run_convlab((const char *[]){"run", "--estimate", "--impl", "naive,kahan", NULL}, o);
+  cr_assert_eq(o->code, 0, "%s", o->err);
+  const double one = estimate_seconds(o->out);
+  cr_assert_gt(one, 0.0, "%s", o->out);
+  int trials = (int)(1.2 * C1D_ESTIMATE_ANNOUNCE_S / one) + 1;
+  if (trials > 20) trials = 20;
+  char t[16], out_path[128], err_path[128];
+  snprintf(t, sizeof t, "%d", trials);
+  snprintf(out_path, sizeof out_path, "%s/stdout", dir);
+  snprintf(err_path, sizeof err_path, "%s/stderr", dir);
+  const char *argv[] = {C1D_TEST_CONVLAB, "run", "--impl", "naive,kahan", "--trials", t, NULL};
+  cr_assert_eq(c1d_test_spawn(argv, out_path, err_path), 0);
+  char *err = c1d_test_slurp(err_path, NULL), *out = c1d_test_slurp(out_path, NULL);
+  cr_assert(err && out);
+  const char *announced = strstr(err, "convlab run: about "), *first = NULL;
+  cr_assert_not_null(announced, "announced: %.300s", err);
+  const int lines = whole_lines_starting(err, "convlab: ", &first);
+  cr_expect_geq(lines, 2, "a line a second through a run of %.0f s or more: %.2000s", estimate_seconds(announced), err);
+  cr_expect(first > announced, "after the announcement: %.2000s", err);
+  double before = -1.0;
+  for (const char *line = first; line && *line; line = strchr(line, '\n') + 1) {
+    if (strncmp(line, "convlab: ", 9) != 0) continue;
+    double pct = -1.0;
+    const char *left = strstr(line, " left: "), *end = strchr(line, '\n');
+    cr_expect(sscanf(line, "convlab: %lf%%, about ", &pct) == 1 && left && left < end,
+              "how far, and the time left: %.*s", (int)(end - line), line);
+    cr_expect(pct >= before && pct <= 100.0, "never going back: %.0f%% after %.0f%%", pct, before);
+    before = pct;
+  }
+  cr_expect(strstr(out, "naive ") != NULL && strstr(out, "convlab: ") == NULL, "stdout is the table alone: %.300s",
+            out);
+  free(err);
+  free(out);
+  /* N and L given: no note, and far too short to be announced, so nothing at all on stderr */
+  run_convlab((const char *[]){"run", "--impl", "naive", "--batch", "1", "--length", "1024", "--repeats", "1", NULL},
+              o);
+  cr_assert_eq(o->code, 0, "%s", o->err);
+  cr_expect_str_eq(o->err, "", "a short run prints no progress line in a log");
+  free(o);
+}
+
+/* CPU seconds every process has used so far, from /proc/stat; 0 where there is none. */
+static double machine_cpu_seconds(void) {
+  FILE *f = fopen("/proc/stat", "r");
+  unsigned long long v[8] = {0};
+  double s = 0.0;
+  if (f && fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+                  &v[7]) == 8)
+    s = (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)sysconf(_SC_CLK_TCK);
+  if (f) fclose(f);
+  return s;
+}
+
+/* The estimate of a run too big to start unannounced (the README's third command, 670 GFLOP) comes
+ * within a second of the start: the calibration is quick. Timed where its line arrives, through a
+ * pipe on stdout (--estimate prints it there and stops). Where other processes kept a core or more
+ * busy meanwhile (the suites run side by side), the wall time says little: then the calibration's
+ * own CPU time must fit in that second on two cores. */
+Test(cli, says_its_estimate_within_a_second_of_the_start) {
+  int fd[2];
+  cr_assert_eq(pipe(fd), 0);
+  struct timespec t0, t1;
+  const double busy0 = machine_cpu_seconds();
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  const pid_t pid = fork();
+  cr_assert_neq(pid, -1);
+  if (pid == 0) {
+    dup2(fd[1], STDOUT_FILENO);
+    close(fd[0]);
+    close(fd[1]);
+    if (!freopen("/dev/null", "w", stderr)) _exit(126);
+    execl(C1D_TEST_CONVLAB, C1D_TEST_CONVLAB, "run", "--impl", "naive,kahan,tf32_inputs", "--cin", "512", "--taps",
+          "8", "--dilation", "2", "--bias", "--trials", "3", "--estimate", (char *)NULL);
+    _exit(127);
+  }
+  close(fd[1]);
+  char text[1024] = "";
+  size_t n = 0;
+  ssize_t got;
+  while (n + 1 < sizeof text && !strchr(text, '\n') && (got = read(fd[0], text + n, sizeof text - 1 - n)) > 0) {
+    n += (size_t)got;
+    text[n] = '\0';
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  close(fd[0]);
+  int status = 0;
+  struct rusage ru;
+  wait4(pid, &status, 0, &ru);
+  const double took = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+  const double own = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+                     1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+  const double others = (machine_cpu_seconds() - busy0 - own) / took; /* cores kept busy meanwhile */
+  cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "exit status %d: %s", status, text);
+  cr_assert(strncmp(text, "convlab run: about ", 19) == 0, "%s", text);
+  cr_expect_geq(estimate_seconds(text), C1D_ESTIMATE_ANNOUNCE_S, "big enough to be announced: %s", text);
+  if (others >= 1.0)
+    cr_expect_lt(own, 2.0, "the estimate took %.2f s of CPU (%.2f s with %.1f other cores busy): %s", own, took, others,
+                 text);
+  else
+    cr_expect_lt(took, 1.0, "the estimate came %.2f s after the start (%.1f other cores busy): %s", took, others, text);
+}
+
+/* convlab sweep says how long it will take, like run: --estimate prints that one line and stops. */
+Test(cli, sweep_says_how_long_it_takes_here_then_stops) {
+  outcome *o = malloc(sizeof *o);
+  const char *out = path_of("never");
+  run_convlab((const char *[]){"sweep", "--estimate", "--impl", "naive", "--trials", "1", "--out", out, NULL}, o);
+  cr_assert_eq(o->code, 0, "%s", o->err);
+  cr_expect_eq(line_count(o->out), 1, "one line: %s", o->out);
+  cr_expect(strncmp(o->out, "convlab sweep: about ", 21) == 0, "%s", o->out);
+  cr_expect(strstr(o->out, " shapes, 1 implementation, 1 trial each, n = C*K up to 16384 (speeds measured just now)"),
+            "%s", o->out);
+  cr_expect_gt(estimate_seconds(o->out), 0.0, "%s", o->out);
+  cr_expect_str_eq(o->err, "", "%s", o->err);
+  cr_expect_eq(count_entries(out), -1, "nothing ran, nothing was written");
+  free(o);
+}

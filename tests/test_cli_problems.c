@@ -214,7 +214,7 @@ Test(cli_problems, generates_the_grouped_bf16_silu_problem_with_states_that_the_
   c1d_outcome *o = run_generated("on", (const char *[]){"--groups", "4", "--activation", "silu", "--initial-states",
                                                         "--dtype", "all=bf16,w=f32", NULL});
   cr_assert_eq(o->code, 0, "%s", o->err);
-  cr_expect(strstr(o->out, "N=2 C=8 O=8 L=64 K=4 D=1 bias=0 G=4 states silu x=bf16 b=bf16 s=bf16 y=bf16") != NULL,
+  cr_expect(strstr(o->out, "N=2 C=8 O=8 L=64 K=4 D=1 bias=0 G=4 states silu x=bf16 s=bf16 y=bf16") != NULL,
             "the problem line: %s", o->out);
   cr_expect(strstr(o->out, "naive              skipped: no groups (G > 1)") != NULL, "%s", o->out);
   cr_expect(strstr(o->out, "grouped_naive      fp32-rounding") != NULL, "%s", o->out);
@@ -587,4 +587,122 @@ Test(cli_problems, refuses_a_case_beyond_the_memory_from_its_header_alone) {
   const double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
   cr_expect_lt(s, 5.0, "%.2f s to refuse it", s); /* loose: a few ms here */
   free(o);
+}
+
+// --- a forgotten flag: "did you mean --activation silu?" (issue 23) --------------------------------
+
+/* The verdict's JSON "suggestion", or NULL when it has none. */
+static const char *suggestion_of(const cJSON *r) {
+  const cJSON *s = cJSON_GetObjectItemCaseSensitive(r, "suggestion");
+  return cJSON_IsString(s) ? s->valuestring : NULL;
+}
+
+/* explain --case path [extra] in words: its second line into buf (the line after the verdict). */
+static const char *second_line_of(const char *path, const char *const *extra, char *buf, size_t size) {
+  const char *args[24] = {"explain", "--case", path};
+  int n = 3;
+  for (; extra && extra[n - 3]; n++) args[n] = extra[n - 3];
+  args[n] = NULL;
+  c1d_outcome *o = run(args);
+  cr_assert_eq(o->code, 0, "exit %d: %s", o->code, o->err);
+  const char *nl = strchr(o->out, '\n');
+  cr_assert_not_null(nl, "%s", o->out);
+  snprintf(buf, size, "%.*s", (int)strcspn(nl + 1, "\n"), nl + 1);
+  free(o);
+  return buf;
+}
+
+static int is_bug(const char *verdict) { return verdict && !strncmp(verdict, "bug-", 4); }
+
+/* A dense fp32 problem with dilation 2: no states, so another dilation reads the same tensors. */
+static const c1d_shape dilated = {.N = 2, .C = 8, .O = 6, .L = 150, .K = 3, .D = 2, .bias = 1};
+
+/* A SiLU output explained without --activation silu: still a bug (the verdict is the declared
+ * problem's), and the line after it names the flag under which the same tensors are rounding. With the
+ * flag: rounding, and no suggestion. */
+Test(cli_problems, suggests_activation_silu_for_a_silu_output_explained_without_it) {
+  problem p = make_problem(&mamba, "grouped_naive");
+  const char *path = path_of("silu.safetensors");
+  write_case(path, &p, (case_form){.w_ndim = 3});
+  cJSON *r = explain_case(path, NULL);
+  cr_expect(is_bug(str_at(r, "verdict")), "still the declared problem's verdict: %s", str_at(r, "verdict"));
+  cr_expect_str_eq(suggestion_of(r) ? suggestion_of(r) : "(none)", "--activation silu", "%s", str_at(r, "reason"));
+  cJSON_Delete(r);
+  char line[512];
+  const char *second = second_line_of(path, NULL, line, sizeof line);
+  cr_expect(!strncmp(second, "  did you mean --activation silu?", 33), "the line after the verdict: %s", second);
+  r = explain_case(path, (const char *[]){"--activation", "silu", NULL});
+  cr_expect_str_eq(str_at(r, "verdict"), "fp32-rounding", "%s", str_at(r, "reason"));
+  cr_expect_null(cJSON_GetObjectItem(r, "suggestion"), "no suggestion for rounding: %s", suggestion_of(r));
+  cJSON_Delete(r);
+  free_problem(&p);
+}
+
+/* A dilation-2 output explained as dilation 1 (the default) or 3: "did you mean --dilation 2?". */
+Test(cli_problems, suggests_the_dilation_an_output_was_computed_with) {
+  problem p = make_problem(&dilated, "grouped_naive");
+  const char *path = path_of("d2.safetensors");
+  write_case(path, &p, (case_form){.w_ndim = 3});
+  const char *const *as_given[2] = {NULL, (const char *[]){"--dilation", "3", NULL}};
+  for (int i = 0; i < 2; i++) {
+    cJSON *r = explain_case(path, as_given[i]);
+    cr_expect(is_bug(str_at(r, "verdict")), "dilation %d: %s", i ? 3 : 1, str_at(r, "verdict"));
+    cr_expect_str_eq(suggestion_of(r) ? suggestion_of(r) : "(none)", "--dilation 2", "dilation %d", i ? 3 : 1);
+    cJSON_Delete(r);
+  }
+  char line[512];
+  const char *second = second_line_of(path, NULL, line, sizeof line);
+  cr_expect(!strncmp(second, "  did you mean --dilation 2?", 28), "the line after the verdict: %s", second);
+  cJSON *r = explain_case(path, (const char *[]){"--dilation", "2", NULL});
+  cr_expect_str_eq(str_at(r, "verdict"), "fp32-rounding", "%s", str_at(r, "reason"));
+  cr_expect_null(cJSON_GetObjectItem(r, "suggestion"));
+  cJSON_Delete(r);
+  free_problem(&p);
+}
+
+/* Channel-last tensors whose shapes also fit (N, C, L), C = O = L: read without --layout nlc they are a
+ * bug, and the other layout is named. */
+Test(cli_problems, suggests_the_other_layout_when_the_shapes_fit_both) {
+  const c1d_shape square = {.N = 2, .C = 24, .O = 24, .L = 24, .K = 3, .D = 1, .bias = 1};
+  problem p = make_problem(&square, "grouped_naive");
+  const char *path = path_of("nlc.safetensors");
+  write_case(path, &p, (case_form){.w_ndim = 3, .nlc = 1});
+  cJSON *r = explain_case(path, NULL);
+  cr_expect(is_bug(str_at(r, "verdict")), "%s", str_at(r, "verdict"));
+  cr_expect_str_eq(suggestion_of(r) ? suggestion_of(r) : "(none)", "--layout nlc", "%s", str_at(r, "reason"));
+  cJSON_Delete(r);
+  r = explain_case(path, (const char *[]){"--layout", "nlc", NULL});
+  cr_expect_str_eq(str_at(r, "verdict"), "fp32-rounding", "%s", str_at(r, "reason"));
+  cr_expect_null(cJSON_GetObjectItem(r, "suggestion"));
+  cJSON_Delete(r);
+  free_problem(&p);
+}
+
+/* Real bugs under the right flags get no suggestion: an offset on one channel of the SiLU case, and the
+ * zoo's shifted, flipped-tap and bias-less kernels on the dilated problem (no other dilation, activation
+ * or layout reads them as rounding). */
+Test(cli_problems, suggests_nothing_for_a_real_bug) {
+  problem p = make_problem(&mamba, "grouped_naive");
+  for (int64_t n = 0; n < mamba.N; n++)
+    for (int64_t t = 0; t < mamba.L; t++) {
+      float *v = &p.y[c1d_y_index(&mamba, n, 5, t)];
+      *v = c1d_round_to_dtype(C1D_DTYPE_BF16, *v + 0.02f);
+    }
+  const char *path = path_of("bug.safetensors");
+  write_case(path, &p, (case_form){.w_ndim = 3});
+  cJSON *r = explain_case(path, (const char *[]){"--activation", "silu", NULL});
+  cr_expect_str_eq(str_at(r, "verdict"), "bug-localized", "%s", str_at(r, "reason"));
+  cr_expect_null(cJSON_GetObjectItem(r, "suggestion"), "offset channel: %s", suggestion_of(r));
+  cJSON_Delete(r);
+  free_problem(&p);
+  const char *mutants[] = {"zoo_causal_shift", "zoo_flipped_taps", "zoo_missing_bias"};
+  for (int i = 0; i < 3; i++) {
+    p = make_problem(&dilated, mutants[i]);
+    write_case(path, &p, (case_form){.w_ndim = 3});
+    r = explain_case(path, (const char *[]){"--dilation", "2", NULL});
+    cr_expect(is_bug(str_at(r, "verdict")), "%s: %s", mutants[i], str_at(r, "verdict"));
+    cr_expect_null(cJSON_GetObjectItem(r, "suggestion"), "%s: %s", mutants[i], suggestion_of(r));
+    cJSON_Delete(r);
+    free_problem(&p);
+  }
 }

@@ -80,3 +80,15 @@ Test(python, reads_one_runs_reports_and_outputs_and_refuses_a_mix) {
   cr_expect_eq(code, 0, "test_reports.py failed (exit %d):\n%s", code, log_tail());
   cr_expect(strstr(log_tail(), "\nOK") != NULL, "test_reports.py did not report OK:\n%s", log_tail());
 }
+
+/* Issue 23: (x, w, y, b) by position or by name, and F.conv1d's (x, w, b, y) taken as such; a bias third
+ * with no output named as one. */
+Test(python, takes_the_documented_order_keywords_and_f_conv1d_order_and_names_a_lone_bias) {
+  run_class("ArgumentOrder");
+}
+
+/* convlab.save_case writes what `convlab explain --case` reads, each tensor in its own type (bf16 kept). */
+Test(python, saves_a_case_that_the_command_line_explains_as_the_helper_does) { run_class("SaveCase"); }
+
+/* A SiLU output explained without activation="silu": the dict's "suggestion" and the assertion name it. */
+Test(python, names_the_flag_a_call_left_out_when_the_output_fits_it) { run_class("ForgottenFlags"); }

@@ -351,3 +351,76 @@ Test(svg, labels_a_log_axis_at_powers_of_ten) {
     cr_expect(strstr(s, labels[i]), "no tick %s in %s", labels[i], s);
   free(s);
 }
+
+// --- issue 23: the summary in plain words, the detection limit once, what a run leaves out ----------
+
+extern const c1d_impl c1d_cpu_grouped_naive;
+
+/* The page of an in-process run of impls on s, as text (caller frees). */
+static char *page_of(const c1d_impl *const *impls, int n, c1d_shape s) {
+  c1d_run_config cfg;
+  c1d_run_results res;
+  c1d_run_config_default(&cfg);
+  cfg.shape = s;
+  cfg.impls = impls;
+  cfg.n_impls = n;
+  cfg.repeats = 1;
+  cfg.oracle = C1D_ORACLE_CPU;
+  cr_assert_eq(c1d_run(&cfg, &res), C1D_OK, "%s", c1d_error_detail());
+  char *buf = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&buf, &size);
+  const c1d_report_meta meta = {"tests/test_report_html (in-process)", NULL, NULL, NULL, NULL, NULL, 0};
+  c1d_report_html(f, &meta, &res);
+  fclose(f);
+  c1d_run_results_free(&res);
+  return buf;
+}
+
+static int occurrences(const char *text, const char *needle) {
+  int n = 0;
+  for (const char *p = strstr(text, needle); p; p = strstr(p + 1, needle)) n++;
+  return n;
+}
+
+Test(report_html, summary_says_each_verdict_in_plain_words_and_the_detection_limit_once) {
+  const c1d_impl *impls[] = {c1d_find_impl("naive"), c1d_find_impl("tap_partial"), c1d_find_impl("kahan")};
+  char *html = page_of(impls, 3, (c1d_shape){.N = 1, .C = 16, .O = 8, .L = 256, .K = 4, .D = 1});
+  const char *summary = strstr(html, "<h2>Summary</h2>"), *end = summary ? strstr(summary, "</table>") : NULL;
+  cr_assert(summary && end, "no summary table");
+  static const char first[] = "Not a bug: rounding, consistent with float32 accumulation in some order (fp32-rounding).";
+  int in_summary = 0;
+  for (const char *p = strstr(summary, first); p && p < end; p = strstr(p + 1, first)) in_summary++;
+  cr_expect_eq(in_summary, 3, "each row's verdict in the console's plain words (explain's first line)");
+  cr_expect_eq(occurrences(html, "etection limit"), 1, "the detection limit is said once, not per row and section");
+  cr_expect(strstr(html, "<p><b>Detection limit</b> (each row that is not a bug): no error beyond rounding larger "
+                         "than ") != NULL,
+            "the one detection limit, under the summary");
+  free(html);
+}
+
+Test(report_html, a_default_run_shows_the_gpu_rows_it_leaves_out_in_one_line) {
+  if (!c1d_backend_unavailable(C1D_BACKEND_GPU)) cr_skip_test("this machine runs the GPU rows: none left out");
+  const c1d_impl *impls[64];
+  int n = 0, k = 0, count = 0;
+  const c1d_impl *const *table = c1d_registry(&n);
+  for (int i = 0; i < n && k < 64; i++)
+    if (table[i]->tier == C1D_TIER_MAIN && !c1d_impl_unavailable(table[i])) impls[k++] = table[i];
+  char *html = page_of(impls, k, (c1d_shape){.N = 1, .C = 8, .O = 4, .L = 64, .K = 4, .D = 1});
+  const char *const *names = c1d_gpu_main_names(&count);
+  char line[512];
+  snprintf(line, sizeof line, "GPU rows (%s, %s, %s, ... %d in all): not run: %s</td></tr>", names[0], names[1],
+           names[2], count, c1d_backend_unavailable(C1D_BACKEND_GPU));
+  cr_expect(strstr(html, line) != NULL, "the summary lacks '%s'", line);
+  free(html);
+}
+
+Test(report_html, a_bf16_page_says_its_bounds_hold_the_output_rounding_and_shows_no_tf32_model) {
+  const c1d_impl *impls[] = {&c1d_cpu_grouped_naive};
+  const c1d_dtypes bf16 = {C1D_DTYPE_BF16, C1D_DTYPE_BF16, C1D_DTYPE_F32, C1D_DTYPE_F32, C1D_DTYPE_BF16};
+  char *html = page_of(impls, 1, (c1d_shape){.N = 1, .C = 64, .O = 16, .L = 256, .K = 4, .D = 1, .dt = bf16});
+  cr_expect(strstr(html, "each plus half an ulp of bf16") != NULL, "the header says the bounds hold y's rounding");
+  cr_expect(strstr(html, "no TF32 model applies") != NULL, "the TF32 panel says no TF32 model applies");
+  cr_expect(strstr(html, ">TF32 model</text>") == NULL, "no TF32 model line");
+  free(html);
+}

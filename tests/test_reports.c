@@ -379,3 +379,286 @@ Test(reports, format_document_names_every_json_field_and_csv_column) {
     cr_expect(strstr(doc, ticked) != NULL, "the document lacks CSV column %s", cols[i]);
   }
 }
+
+// --- issue 23: what a run leaves out, and rows of a reduced-precision output ----------------------
+
+#include "harness/registry.h"
+#include "numerics/arith.h"
+
+extern const c1d_impl c1d_cpu_grouped_naive, c1d_cpu_bf16_products;
+
+static char *json_of(const c1d_run_results *r) {
+  char *text = c1d_report_json_text(&meta, r);
+  cr_assert_not_null(text);
+  return text;
+}
+
+static char *csv_of(const c1d_run_results *r) {
+  char *buf = NULL;
+  size_t size = 0;
+  FILE *f = open_memstream(&buf, &size);
+  c1d_report_csv(f, &meta, r);
+  fclose(f);
+  return buf;
+}
+
+/* The console's lines joined where the table wrapped them (a newline and the name column's blanks). */
+static void unwrap(char *text) {
+  char *out = text;
+  for (const char *p = text; *p;) {
+    if (p[0] == '\n' && strncmp(p + 1, "                   ", 19) == 0) {
+      *out++ = ' ';
+      p += 20;
+    } else {
+      *out++ = *p++;
+    }
+  }
+  *out = '\0';
+}
+
+/* Every main-tier implementation that can run here: what convlab run runs without --impl. */
+static int default_selection(const c1d_impl **out, int max) {
+  int n = 0, k = 0;
+  const c1d_impl *const *table = c1d_registry(&n);
+  for (int i = 0; i < n && k < max; i++)
+    if (table[i]->tier == C1D_TIER_MAIN && !c1d_impl_unavailable(table[i])) out[k++] = table[i];
+  return k;
+}
+
+static void run_small(const c1d_impl *const *impls, int n, c1d_shape s, c1d_run_results *res) {
+  c1d_run_config cfg;
+  c1d_run_config_default(&cfg);
+  cfg.shape = s;
+  cfg.impls = impls;
+  cfg.n_impls = n;
+  cfg.repeats = 1;
+  cfg.oracle = C1D_ORACLE_CPU;
+  cr_assert_eq(c1d_run(&cfg, res), C1D_OK, "%s", c1d_error_detail());
+}
+
+static void run_default(c1d_run_results *res) {
+  const c1d_impl *impls[64];
+  const int n = default_selection(impls, 64);
+  cr_assert_gt(n, 0);
+  run_small(impls, n, (c1d_shape){.N = 1, .C = 8, .O = 4, .L = 64, .K = 4, .D = 1}, res);
+}
+
+static void need_no_gpu(void) {
+  if (!c1d_backend_unavailable(C1D_BACKEND_GPU)) cr_skip_test("this machine runs the GPU rows: none left out");
+}
+
+Test(reports_unavailable, a_default_run_lists_the_gpu_rows_in_one_line_with_the_reason) {
+  need_no_gpu();
+  c1d_run_results res;
+  run_default(&res);
+  int count = 0;
+  const char *const *names = c1d_gpu_main_names(&count);
+  cr_assert_geq(count, 4);
+  char *text = console_text(&res), *copy = strdup(text);
+  for (char *save = NULL, *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+    cr_expect_leq(strlen(l), 100, "too wide: %s", l);
+  free(copy);
+  unwrap(text);
+  char line[512];
+  snprintf(line, sizeof line, "\nGPU rows (%s, %s, %s, ... %d in all): not run: %s\n", names[0], names[1], names[2],
+           count, c1d_backend_unavailable(C1D_BACKEND_GPU));
+  cr_expect(strstr(text, line) != NULL, "no line '%s' in:\n%s", line, text);
+  free(text);
+  c1d_run_results_free(&res);
+}
+
+Test(reports_unavailable, a_default_runs_json_names_every_gpu_row_left_out_and_why) {
+  need_no_gpu();
+  c1d_run_results res;
+  run_default(&res);
+  char *text = json_of(&res);
+  cJSON *root = cJSON_Parse(text);
+  cr_assert_not_null(root);
+  cJSON *left = need(root, "unavailable");
+  cr_assert(cJSON_IsArray(left) && cJSON_GetArraySize(left) == 1, "one group: %s", cJSON_Print(left));
+  cJSON *g = cJSON_GetArrayItem(left, 0), *names = need(g, "names");
+  cr_expect_str_eq(cJSON_GetStringValue(need(g, "reason")), c1d_backend_unavailable(C1D_BACKEND_GPU));
+  int count = 0;
+  const char *const *expect = c1d_gpu_main_names(&count);
+  cr_assert_eq(cJSON_GetArraySize(names), count);
+  for (int i = 0; i < count; i++) cr_expect_str_eq(cJSON_GetStringValue(cJSON_GetArrayItem(names, i)), expect[i]);
+  cJSON_Delete(root);
+  free(text);
+  /* The CSV: a skipped row each, with the reason, as --impl naming them gives. */
+  char *csv = csv_of(&res);
+  char row[256];
+  snprintf(row, sizeof row, "\n%s,oracle,gpu,", expect[0]);
+  cr_expect(strstr(csv, row) != NULL, "no CSV row for %s:\n%s", expect[0], csv);
+  cr_expect(strstr(csv, c1d_backend_unavailable(C1D_BACKEND_GPU)) != NULL);
+  free(csv);
+  c1d_run_results_free(&res);
+}
+
+Test(reports, a_run_of_named_implementations_leaves_nothing_unlisted) {
+  char *text = json_of(&results);
+  cJSON *root = cJSON_Parse(text);
+  cr_assert_not_null(root);
+  cJSON *left = need(root, "unavailable");
+  cr_expect(cJSON_IsArray(left) && cJSON_GetArraySize(left) == 0, "--impl named them: nothing left out");
+  cJSON_Delete(root);
+  free(text);
+  char *console = console_text(&results);
+  cr_expect(strstr(console, "GPU rows (") == NULL, "%s", console);
+  free(console);
+}
+
+Test(reports_unavailable, names_every_main_gpu_row_of_a_cuda_build) {
+  int count = 0, n = 0, gpu_rows = 0;
+  const char *const *names = c1d_gpu_main_names(&count);
+  const c1d_impl *const *table = c1d_registry(&n);
+  for (int i = 0; i < count; i++) {
+    const c1d_impl *impl = c1d_find_impl(names[i]); /* NULL in a build without CUDA */
+    cr_expect(!impl || (impl->backend == C1D_BACKEND_GPU && impl->tier == C1D_TIER_MAIN),
+              "%s is not a main-tier GPU row", names[i]);
+  }
+  for (int i = 0; i < n; i++) {
+    if (table[i]->backend != C1D_BACKEND_GPU || table[i]->tier != C1D_TIER_MAIN) continue;
+    int listed = 0;
+    for (int j = 0; j < count; j++) listed |= strcmp(names[j], table[i]->name) == 0;
+    cr_expect(listed, "%s is missing from c1d_gpu_main_names (harness/registry.c)", table[i]->name);
+    gpu_rows++;
+  }
+  cr_expect(gpu_rows == 0 || gpu_rows == count, "%d main GPU rows in the table, %d listed", gpu_rows, count);
+}
+
+// --- a bf16 output: ULPs in bf16, the contract's bounds, no TF32 model ------------------------------
+
+#define BF16_XWY {C1D_DTYPE_BF16, C1D_DTYPE_BF16, C1D_DTYPE_F32, C1D_DTYPE_F32, C1D_DTYPE_BF16}
+
+Test(reports_lowp, a_correctly_rounded_bf16_row_is_0_ulp_and_within_its_contracts_bounds) {
+  static const c1d_impl *impls[] = {&c1d_cpu_grouped_naive, &c1d_cpu_bf16_products};
+  c1d_shape s = {.N = 1, .C = 64, .O = 16, .L = 256, .K = 4, .D = 1, .bias = 1, .dt = BF16_XWY};
+  s.dt.b = C1D_DTYPE_BF16;
+  c1d_run_results res;
+  run_small(impls, 2, s, &res);
+  const c1d_trial_result *t = &res.impls[0].trials[0];
+  cr_assert_eq(res.impls[0].state, C1D_RESULT_RAN);
+  cr_assert(t->explained && t->explanation.exact == t->explanation.count,
+            "grouped_naive rounds every bf16 output correctly here: %s", t->explanation.reason);
+  cr_expect_eq(t->metrics.ulp_p50, 0.0, "ulp50 %g: in bf16 ulps a correctly rounded output is 0 away",
+               t->metrics.ulp_p50);
+  cr_expect_eq(t->metrics.ulp_max, 0.0, "ulpmax %g", t->metrics.ulp_max);
+  cr_expect_eq(t->metrics.beyond_det, 0, "%lld beyond the contract's deterministic bound",
+               (long long)t->metrics.beyond_det);
+  cr_expect_eq(t->metrics.beyond_prob, 0, "%lld beyond the contract's probabilistic bound",
+               (long long)t->metrics.beyond_prob);
+  /* The products rounded to bf16 are beyond the contract: the bounds still see them. */
+  const c1d_metrics *m = &res.impls[1].trials[0].metrics;
+  cr_expect_gt(m->beyond_det, 0, "bf16_products exceeds the contract's bound somewhere");
+  cr_expect_gt(m->ulp_p99, 0.0);
+  char *text = console_text(&res);
+  cr_expect(strstr(text, "ulp (bf16): distance in bf16 ulps") != NULL, "the legend says the ULPs' type: %s", text);
+  cr_expect(strstr(text, "plus half an ulp of bf16") != NULL, "the legend says the bounds' rounding: %s", text);
+  for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+    cr_expect_leq(strlen(l), 100, "too wide: %s", l);
+  free(text);
+  char *json = json_of(&res);
+  cJSON *root = cJSON_Parse(json);
+  cJSON *mj = need(cJSON_GetArrayItem(need(cJSON_GetArrayItem(need(root, "implementations"), 0), "trials"), 0),
+                   "metrics");
+  cr_expect_str_eq(cJSON_GetStringValue(need(mj, "ulp_type")), "bf16");
+  cJSON_Delete(root);
+  free(json);
+  c1d_run_results_free(&res);
+}
+
+Test(reports_lowp, metrics_count_ulps_in_the_outputs_own_type) {
+  const double exact[4] = {1.0 + 0x1p-12, 3.0 + 0x1p-9, -0.1, 1e-6};
+  for (int dt = 1; dt <= 2; dt++) {
+    const float step = dt == 1 ? 0x1p-7f : 0x1p-10f; /* one ulp at 1.0 */
+    float y[4];
+    for (int i = 0; i < 4; i++) y[i] = dt == 1 ? c1d_round_bf16((float)exact[i]) : c1d_round_fp16((float)exact[i]);
+    y[0] = 1.0f + step; /* one ulp above the rounded 1.0 */
+    c1d_metric_options opt;
+    c1d_metric_options_default(&opt);
+    opt.out_dtype = dt;
+    c1d_metrics m;
+    cr_assert_eq(c1d_metrics_compute(y, exact, 4, &opt, &m), 0);
+    cr_expect_eq(m.ulp_max, 1.0, "type %d: the largest distance is one step of the type (got %g)", dt, m.ulp_max);
+    cr_expect_eq(m.ulp_p50, 0.0, "type %d: the others are correctly rounded", dt);
+    cr_expect_eq(m.ulp_dtype, dt);
+  }
+}
+
+Test(reports_lowp, the_problem_line_names_the_types_of_the_tensors_the_problem_has) {
+  static const c1d_impl *impls[] = {&c1d_cpu_grouped_naive};
+  const c1d_dtypes all = {C1D_DTYPE_BF16, C1D_DTYPE_BF16, C1D_DTYPE_BF16, C1D_DTYPE_BF16, C1D_DTYPE_BF16};
+  for (int bias = 0; bias < 2; bias++) {
+    c1d_run_results res; /* --dtype all=bf16, with and without --bias */
+    run_small(impls, 1, (c1d_shape){.N = 1, .C = 8, .O = 4, .L = 64, .K = 4, .D = 1, .bias = bias, .dt = all}, &res);
+    char *text = console_text(&res), first[256];
+    snprintf(first, sizeof first, "%.*s", (int)strcspn(text, "\n"), text); /* the problem line */
+    free(text);
+    cr_expect(strstr(first, bias ? "bias=1" : "bias=0"), "%s", first);
+    cr_expect(!strstr(first, "b=bf16") == !bias, "b's type only with a bias: %s", first);
+    cr_expect(!strstr(first, " s=bf16"), "no states: no states' type: %s", first);
+    char *json = json_of(&res);
+    cJSON *root = cJSON_Parse(json);
+    cJSON *dt = need(need(root, "problem"), "dtypes");
+    cr_expect_str_eq(cJSON_GetStringValue(need(dt, "b")), bias ? "bf16" : "f32");
+    cJSON_Delete(root);
+    free(json);
+    c1d_run_results_free(&res);
+  }
+}
+
+Test(reports_lowp, no_tf32_model_is_reported_where_rounding_to_tf32_changes_nothing) {
+  static const c1d_impl *impls[] = {&c1d_cpu_grouped_naive};
+  c1d_run_results res;
+  run_small(impls, 1, (c1d_shape){.N = 1, .C = 64, .O = 16, .L = 256, .K = 4, .D = 1, .dt = BF16_XWY}, &res);
+  const c1d_trial_result *t = &res.impls[0].trials[0];
+  cr_assert(t->explained);
+  cr_expect(!c1d_model_applies(&t->explanation, C1D_MODEL_TF32_RNA), "bf16 inputs are TF32 values");
+  cr_expect(c1d_model_applies(&t->explanation, C1D_MODEL_FP32));
+  char *json = json_of(&res);
+  cJSON *root = cJSON_Parse(json);
+  cJSON *trial = cJSON_GetArrayItem(need(cJSON_GetArrayItem(need(root, "implementations"), 0), "trials"), 0);
+  cJSON *models = need(need(need(trial, "explanation"), "evidence"), "models");
+  cr_expect_eq(cJSON_GetArraySize(need(models, "tf32_rna")), 0, "tf32_rna: {} (no 0 where nothing applies)");
+  cr_expect_not_null(cJSON_GetObjectItem(need(models, "fp32"), "rel_l2"));
+  cr_expect(cJSON_IsNull(need(trial, "tf32_model")));
+  cJSON_Delete(root);
+  free(json);
+  c1d_run_results_free(&res);
+}
+
+/* The naive order's output moved by a constant everywhere: a bug across the whole output. */
+static c1d_status offset_run(const c1d_shape *s, const float *x, const float *w, const float *b, float *y,
+                             c1d_exec *ex) {
+  c1d_status st = c1d_cpu_naive.run(s, x, w, b, y, ex);
+  for (int64_t i = 0; st == C1D_OK && i < c1d_y_count(s); i++) y[i] += 0.01f;
+  return st;
+}
+static const c1d_impl offset_everywhere = {.name = "offset_everywhere", .summary = "naive + 0.01 (test)",
+                                           .backend = C1D_BACKEND_CPU, .precision = C1D_PREC_FP32,
+                                           .run = offset_run};
+
+Test(reports, a_bug_everywhere_reads_as_a_sentence) {
+  static const c1d_impl *impls[] = {&offset_everywhere};
+  c1d_run_results res;
+  run_small(impls, 1, (c1d_shape){.N = 2, .C = 16, .O = 8, .L = 256, .K = 4, .D = 1}, &res);
+  const c1d_explanation *e = &res.impls[0].trials[0].explanation;
+  cr_assert(res.impls[0].trials[0].explained);
+  cr_assert_eq(e->verdict, C1D_VERDICT_BUG_GLOBAL, "%s", e->reason);
+  cr_expect(strstr(e->reason, "a bug in everywhere") == NULL, "%s", e->reason);
+  cr_expect(strstr(e->reason, "a bug across the whole output (n ") != NULL, "%s", e->reason);
+  c1d_run_results_free(&res);
+}
+
+Test(reports, format_document_names_the_unavailable_groups_and_the_ulps_type) {
+  FILE *f = fopen(C1D_SOURCE_DIR "/docs/report-format.md", "r");
+  cr_assert_not_null(f, "docs/report-format.md is missing");
+  static char doc[65536];
+  size_t n = fread(doc, 1, sizeof doc - 1, f);
+  doc[n] = '\0';
+  fclose(f);
+  cr_expect_lt(n, sizeof doc - 1, "the document outgrew the test's buffer");
+  static const char *const fields[] = {"\"unavailable\"", "\"names\"", "\"reason\"", "`ulp_type`"};
+  for (unsigned i = 0; i < sizeof fields / sizeof fields[0]; i++)
+    cr_expect(strstr(doc, fields[i]) != NULL, "the document lacks %s", fields[i]);
+}

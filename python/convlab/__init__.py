@@ -3,13 +3,16 @@
     import convlab                      # PYTHONPATH=python, from the repository root
     r = convlab.explain(x, w, y, b, groups=C, activation="silu")
     r["verdict"], r["where"], r["reason"]
+    convlab.save_case("case.safetensors", x, w, y, b)   # for `convlab explain --case case.safetensors`
 
 explain() writes x, w, b, the initial states and y (torch tensors or NumPy arrays, each float32, bfloat16
 or float16: their types are the problem's) to one safetensors file in a temporary directory, runs
 `convlab explain --case FILE --json` on it, and returns the JSON object it prints: "verdict"
 (fp32-rounding, tf32-inputs, reduced-precision, bug-localized, bug-global, non-finite, inconclusive),
 "where" (for reduced-precision: inputs, products, accumulation or output), "reason", "region",
-"decision", "evidence", "problem". The contract judged is the one low-precision kernels document:
+"decision", "evidence", "problem", and "suggestion" where an output called a bug is rounding under one
+flag the call left out or got wrong ("--activation silu", "--dilation 2", "--layout nlc"; the verdict
+stays the declared problem's). The contract judged is the one low-precision kernels document:
 exact products of the given values, a float32 (or better) sum, the activation in float32, one rounding
 to y's type.
 
@@ -17,6 +20,15 @@ The operator is PyTorch's causal conv1d: y = act(conv1d(F.pad(x, ((K-1)*D, 0)), 
 groups=G)), with the initial states (N, C, (K-1)*D) in place of the zero padding when given. Shapes:
 x (N, C, L), w (O, C/G, K) or (C, K) depthwise, b (O,), y (N, O, L); with layout="nlc", x is (N, L, C)
 and y (N, L, O).
+
+The tensors come as (x, w, y, b), or by name (y=..., b=...); F.conv1d's order (x, w, b, y) is taken
+too, since the ranks tell the two apart (a bias has one dimension, an output three).
+
+save_case(path, x, w, y, b=None, initial_states=None) writes the same tensors, each in its own type, to
+one safetensors file that `convlab explain --case path` (and `convlab run --case path`) reads: tensors
+named x, w, y, b and initial_states, what safetensors.torch.save_file would write (Debian has no
+safetensors package; this needs none). The flags the file cannot hold (--dilation, --activation,
+--layout, --groups) go on the command line.
 
 assert_rounding_only() is explain() for a test suite: it returns the same dict when the verdict is
 allowed (by default fp32-rounding only: the contract holds) and raises AssertionError with the verdict,
@@ -39,8 +51,8 @@ import tempfile
 from . import _safetensors
 from ._reports import SetMismatch, read_reports, read_run, read_saved_outputs
 
-__all__ = ["explain", "assert_rounding_only", "convlab_path", "ConvlabError", "read_run", "read_reports",
-           "read_saved_outputs", "SetMismatch"]
+__all__ = ["explain", "assert_rounding_only", "save_case", "convlab_path", "ConvlabError", "read_run",
+           "read_reports", "read_saved_outputs", "SetMismatch"]
 
 
 class ConvlabError(RuntimeError):
@@ -111,16 +123,19 @@ def _positive_int(name, value):
     return value
 
 
-def explain(x, w, y, b=None, *, groups=1, dilation=1, activation=None, initial_states=None, layout="ncl"):
-    """The verdict on y as convlab explain --json gives it (a dict; see the module's text).
+def _output_and_bias(y, b, call):
+    """(y, b) as the caller meant them: the documented (x, w, y, b), or F.conv1d's (x, w, b, y), told
+    apart by rank (an output has 3 dimensions, a bias 1). A bias in y's place with no output after it is
+    named, not reported as a y of the wrong shape."""
+    if _ndim(b) == 3 and (y is None or _ndim(y) == 1):
+        return b, y
+    if _ndim(y) == 1 and _ndim(b) != 3:
+        raise ValueError(f"the third argument has shape {tuple(y.shape)}, a bias: {call} takes (x, w, y, b), or "
+                         f"F.conv1d's (x, w, b, y); pass the output y too, or b=... and y=... by name")
+    return y, b
 
-    groups: as F.conv1d's; a (C, 1, K) or (C, K) weight is depthwise whatever it says, a declared G > 1
-    must agree with w; groups and dilation may be ints or integer scalars of NumPy or PyTorch.
-    activation: None (or "none") or "silu". initial_states: (N, C, (K-1)*D), the history before t = 0.
-    TypeError or ValueError for tensors that are not float32/bfloat16/float16, hold no values (the meta
-    device) or do not fit together (convlab's one-line reason), ConvlabError when convlab is missing or
-    fails.
-    """
+
+def _check_tensors(x, w, y, b, initial_states):
     _check("x", x, (3,))
     _check("w", w, (2, 3))
     _check("y", y, (3,))
@@ -128,6 +143,38 @@ def explain(x, w, y, b=None, *, groups=1, dilation=1, activation=None, initial_s
         _check("b", b, (1,))
     if initial_states is not None:
         _check("initial_states", initial_states, (3,))
+
+
+def save_case(path, x, w, y, b=None, initial_states=None):
+    """Writes x, w, y, b and the initial states (torch tensors or NumPy arrays of float32, bfloat16 or
+    float16, each kept in its own type) to path as the safetensors case `convlab explain --case path`
+    reads. The arguments as explain takes them (F.conv1d's (x, w, b, y) too); TypeError or ValueError as
+    explain raises them. Written beside path and renamed onto it: path never holds half a case."""
+    y, b = _output_and_bias(y, b, "convlab.save_case")
+    _check_tensors(x, w, y, b, initial_states)
+    path = os.fspath(path)
+    partial = os.path.join(os.path.dirname(os.path.abspath(path)), f".{os.path.basename(path)}.{os.getpid()}.part")
+    try:
+        _safetensors.write(partial, {"x": x, "w": w, "b": b, "initial_states": initial_states, "y": y})
+        os.replace(partial, path)
+    finally:
+        if os.path.exists(partial):
+            os.unlink(partial)
+
+
+def explain(x, w, y, b=None, *, groups=1, dilation=1, activation=None, initial_states=None, layout="ncl"):
+    """The verdict on y as convlab explain --json gives it (a dict; see the module's text).
+
+    groups: as F.conv1d's; a (C, 1, K) or (C, K) weight is depthwise whatever it says, a declared G > 1
+    must agree with w; groups and dilation may be ints or integer scalars of NumPy or PyTorch.
+    activation: None (or "none") or "silu". initial_states: (N, C, (K-1)*D), the history before t = 0.
+    (x, w, b, y), F.conv1d's order, is taken as such; y= and b= work by name.
+    TypeError or ValueError for tensors that are not float32/bfloat16/float16, hold no values (the meta
+    device) or do not fit together (convlab's one-line reason), ConvlabError when convlab is missing or
+    fails.
+    """
+    y, b = _output_and_bias(y, b, "convlab.explain")
+    _check_tensors(x, w, y, b, initial_states)
     groups = _positive_int("groups", groups)
     dilation = _positive_int("dilation", dilation)
     if activation not in (None, "none", "silu"):
@@ -144,7 +191,7 @@ def explain(x, w, y, b=None, *, groups=1, dilation=1, activation=None, initial_s
         args += ["--layout", layout]
     with tempfile.TemporaryDirectory(prefix="convlab-") as tmp:
         case = os.path.join(tmp, "case.safetensors")
-        _safetensors.write(case, {"x": x, "w": w, "b": b, "initial_states": initial_states, "y": y})
+        save_case(case, x, w, y, b, initial_states)
         done = subprocess.run([program, "explain", "--case", case, "--json"] + args, capture_output=True,
                               text=True)
     message = done.stderr.strip().replace(case, "the tensors")
@@ -170,5 +217,13 @@ def assert_rounding_only(x, w, y, b=None, *, groups=1, dilation=1, activation=No
                 initial_states=initial_states, layout=layout)
     if r["verdict"] not in allow:
         where = f" (where: {r['where']})" if r.get("where") else ""
-        raise AssertionError(f"convlab: {r['verdict']}{where}: {r['reason']}")
+        hint = f" (did you mean {_as_keyword(r['suggestion'])}?)" if r.get("suggestion") else ""
+        raise AssertionError(f"convlab: {r['verdict']}{where}{hint}: {r['reason']}")
     return r
+
+
+def _as_keyword(flag):
+    """convlab's flag in explain's spelling: "--activation silu" -> "activation='silu'", "--dilation 2" ->
+    "dilation=2"."""
+    name, _, value = flag.partition(" ")
+    return f"{name.lstrip('-')}={value if value.isdigit() else repr(value)}"

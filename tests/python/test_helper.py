@@ -10,7 +10,11 @@ concatenated before it) and must be explained as rounding; each planted bug must
 """
 
 import importlib.util
+import json
 import os
+import struct
+import subprocess
+import tempfile
 import unittest
 
 import numpy as np
@@ -366,6 +370,151 @@ class ClearErrors(unittest.TestCase):
         with self.assertRaises(ValueError) as caught:
             convlab.explain(x, self.w, self.y)
         self.assertIn("inputs must be finite", str(caught.exception))
+
+
+# --- issue 23: the arguments' order, saving a case, a forgotten flag ----------------------------------------------
+
+def exact_causal(xs, w, b=None, *, dilation=1, groups=1, silu=False):
+    """The causal conv1d in float64 from the given values (exact products, a float64 sum: no CPU library's
+    order), then SiLU in float64: what every machine computes alike. xs: (N, C, (K-1)*D + L), the history
+    (zeros or the initial states) before x; w (O, C/G, K). Rounded by the caller to y's type."""
+    xs, w = np.asarray(xs, np.float64), np.asarray(w, np.float64)
+    O, cg, K = w.shape
+    L = xs.shape[2] - (K - 1) * dilation
+    first = np.arange(O) // (O // groups) * cg  # the first input channel of each output's group
+    y = np.zeros((xs.shape[0], O, L)) + (0.0 if b is None else np.asarray(b, np.float64).reshape(1, O, 1))
+    for c in range(cg):
+        src = xs[:, first + c, :]
+        for k in range(K):
+            y += w[:, c, k].reshape(1, O, 1) * src[:, :, k * dilation:k * dilation + L]
+    return y / (1.0 + np.exp(-y)) if silu else y
+
+
+def small_problem(seed, N=2, C=8, O=6, L=96, K=3):
+    """fp32 x, w, b (NumPy's generator: the same values on every machine) and y, the exact causal conv
+    rounded once to float32."""
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((N, C, L)).astype(np.float32)
+    w = (rng.uniform(-1, 1, (O, C, K)) / np.sqrt(C * K)).astype(np.float32)
+    b = rng.uniform(-0.1, 0.1, O).astype(np.float32)
+    y = exact_causal(np.pad(x, ((0, 0), (0, 0), (K - 1, 0))), w, b).astype(np.float32)
+    return x, w, b, y
+
+
+def bf16_mamba(seed, N=2, C=16, L=120, K=4):
+    """A bf16 depthwise problem with states and SiLU (torch tensors) and y by the contract, exactly: the
+    exact sum, SiLU, rounded to float32 then bf16."""
+    rng = np.random.default_rng(seed)
+    bf16 = lambda a: torch.from_numpy(np.asarray(a, np.float32)).to(torch.bfloat16)
+    x, s = bf16(rng.standard_normal((N, C, L))), bf16(rng.standard_normal((N, C, K - 1)))
+    w, b = bf16(rng.uniform(-0.5, 0.5, (C, 1, K))), bf16(rng.uniform(-0.5, 0.5, C))
+    xs = torch.cat([s, x], dim=2).float().numpy()
+    y = bf16(exact_causal(xs, w.float().numpy(), b.float().numpy(), groups=C, silu=True))
+    return x, w, b, s, y
+
+
+class ArgumentOrder(unittest.TestCase):
+    """convlab.explain takes (x, w, y, b); F.conv1d's users write (x, w, b, y). Both work, by position or by
+    name; a bias third with no output is named as what it is."""
+
+    def setUp(self):
+        self.x, self.w, self.b, self.y = small_problem(31)
+
+    def test_the_documented_order_and_keywords_give_the_same_verdict(self):
+        x, w, b, y = self.x, self.w, self.b, self.y
+        for r in (convlab.explain(x, w, y, b), convlab.explain(x, w, y=y, b=b), convlab.explain(x, w, b=b, y=y)):
+            self.assertEqual(r["verdict"], "fp32-rounding", r["reason"])
+            self.assertTrue(r["problem"]["bias"], "the bias is the bias")
+
+    def test_f_conv1d_order_x_w_b_y_is_taken_as_such(self):
+        r = convlab.explain(self.x, self.w, self.b, self.y)
+        self.assertEqual(r["verdict"], "fp32-rounding", r["reason"])
+        self.assertTrue(r["problem"]["bias"])
+        self.assertEqual(convlab.explain(self.x, self.w, None, self.y)["problem"]["bias"], False)
+        convlab.assert_rounding_only(self.x, self.w, self.b, self.y)
+        planted = self.y.copy()
+        planted[:, 2, :] += 0.05  # the order is not guessed from the verdict: a bug stays a bug
+        self.assertEqual(convlab.explain(self.x, self.w, self.b, planted)["verdict"], "bug-localized")
+
+    def test_a_bias_third_with_no_output_is_named_in_one_line(self):
+        with self.assertRaises(ValueError) as caught:
+            convlab.explain(self.x, self.w, self.b)
+        message = str(caught.exception)
+        self.assertIn("the third argument has shape (6,), a bias", message)
+        self.assertIn("(x, w, y, b)", message)
+        self.assertIn("y=", message)
+        self.assertNotIn("\n", message)
+
+
+class SaveCase(unittest.TestCase):
+    """convlab.save_case writes the case `convlab explain --case` reads, each tensor in its own type."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="convlab-test-")
+        self.path = os.path.join(self.tmp.name, "case.safetensors")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def command_line(self, *flags):
+        done = subprocess.run([convlab.convlab_path(), "explain", "--case", self.path, "--json", *flags],
+                              capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        return json.loads(done.stdout)
+
+    def test_a_saved_case_gets_the_helpers_verdict_from_the_command_line(self):
+        x, w, b, s, y = bf16_mamba(41)
+        planted = y.float()
+        planted[:, 7, :] += 0.03
+        for out, want in ((y, "fp32-rounding"), (planted.to(torch.bfloat16), "bug-localized")):
+            convlab.save_case(self.path, x, w, out, b, initial_states=s)
+            cli = self.command_line("--activation", "silu")
+            helper = convlab.explain(x, w, out, b, groups=16, activation="silu", initial_states=s)
+            self.assertEqual((cli["verdict"], helper["verdict"]), (want, want), cli["reason"])
+            self.assertEqual(cli["region"], helper["region"])
+            self.assertEqual(cli["problem"], helper["problem"])
+
+    def test_each_tensor_keeps_its_type_in_the_file(self):
+        x, w, b, y = small_problem(42)
+        xb = torch.from_numpy(x).to(torch.bfloat16)
+        convlab.save_case(self.path, xb, w, y.astype(np.float16), b=torch.from_numpy(b).to(torch.float16))
+        with open(self.path, "rb") as f:
+            size = struct.unpack("<Q", f.read(8))[0]
+            header = json.loads(f.read(size))
+        types = {name: t["dtype"] for name, t in header.items() if name != "__metadata__"}
+        self.assertEqual(types, {"x": "BF16", "w": "F32", "b": "F16", "y": "F16"})
+        self.assertEqual(header["x"]["shape"], list(x.shape))
+        r = self.command_line()
+        dtypes = r["problem"]["dtypes"]
+        self.assertEqual({k: dtypes[k] for k in ("x", "w", "b", "y")},
+                         {"x": "bf16", "w": "f32", "b": "f16", "y": "f16"})
+
+    def test_f_conv1d_order_and_refused_types_as_explain_has_them(self):
+        x, w, b, y = small_problem(43)
+        convlab.save_case(self.path, x, w, b, y)  # (x, w, b, y): the bias is b
+        r = self.command_line()
+        self.assertTrue(r["problem"]["bias"])
+        self.assertEqual(r["verdict"], "fp32-rounding", r["reason"])
+        with self.assertRaises(TypeError) as caught:
+            convlab.save_case(self.path, x.astype(np.float64), w, y)
+        self.assertIn("x is a NumPy array of float64", str(caught.exception))
+
+
+class ForgottenFlags(unittest.TestCase):
+    """An output that fits a flag the call left out: the verdict stays, the dict says which flag, and
+    assert_rounding_only's message asks for it in Python's spelling."""
+
+    def test_a_silu_output_explained_without_activation_names_it(self):
+        x, w, b, s, y = bf16_mamba(51)
+        r = convlab.explain(x, w, y, b, groups=16, initial_states=s)
+        self.assertTrue(r["verdict"].startswith("bug-"), r["verdict"])
+        self.assertEqual(r.get("suggestion"), "--activation silu")
+        with self.assertRaises(AssertionError) as caught:
+            convlab.assert_rounding_only(x, w, y, b, groups=16, initial_states=s)
+        self.assertIn("did you mean activation='silu'?", str(caught.exception))
+        r = convlab.explain(x, w, y, b, groups=16, activation="silu", initial_states=s)
+        self.assertEqual(r["verdict"], "fp32-rounding", r["reason"])
+        self.assertNotIn("suggestion", r)
 
 
 if __name__ == "__main__":
