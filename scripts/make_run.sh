@@ -10,11 +10,11 @@ mkdir -p "$build"
 
 if [ ! -x "$build/harness/convlab" ]; then
   if command -v nvcc >/dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then
-    echo "make run: building convlab first, its CUDA code included: about 2 min on an idle 2-core machine" \
+    echo "make run: building convlab first, its CUDA code included: about 70 s on an idle 2-core machine" \
          "(later builds take seconds); the build's output goes to $log"
   else
-    echo "make run: building convlab first (no nvcc: CPU implementations only): about 40 s on an idle" \
-         "2-core machine; the build's output goes to $log"
+    echo "make run: building convlab first (no nvcc: CPU implementations only, quicker than with CUDA);" \
+         "the build's output goes to $log"
   fi
 fi
 
