@@ -73,7 +73,8 @@ void c1d_user_files_free(c1d_user_files *u);
 
 /* Before the run: the estimate of cfg, when its work is worth one (c1d_run_worth_estimating) or when
  * `asked` (--estimate). The line "convlab <cmd>: about 2 min 05 s here: ..." goes to stdout when asked,
- * else to stderr when the estimate reaches C1D_ESTIMATE_ANNOUNCE_S. cfg->estimate then points at *e,
+ * else to stderr when the estimate reaches C1D_ESTIMATE_ANNOUNCE_S (and then cfg->progress is set: work
+ * long enough to announce shows its progress, off a terminal too). cfg->estimate then points at *e,
  * for the progress line's time left (release *e with c1d_run_estimate_free after the run). A failed
  * calibration is returned only when asked; otherwise the run simply goes without an estimate. A run
  * estimated beyond C1D_ESTIMATE_LIMIT_S is C1D_ERR_USAGE ("this run is estimated at about 67 h 35 min,

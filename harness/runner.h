@@ -73,7 +73,8 @@ typedef struct c1d_run_config {
   c1d_oracle_choice oracle;
   const char *compare_a, *compare_b; /* --compare A,B: B's output is the reference for A; or NULL */
   const char *save_outputs_dir;      /* directory for each output as .npy (created), or NULL */
-  int progress;                      /* 1: a progress line on stderr, when it is a terminal */
+  int progress;                      /* 1: progress on stderr: a redrawn line on a terminal, else a plain
+                                        line every 10 s (progress.h) */
   const struct c1d_run_estimate *estimate; /* harness/estimate.h: the progress line's weights and time
                                               left; NULL: weights by flops */
   int no_verdicts;                   /* 1: metrics only, no explainer (convlab bench shows no verdicts) */
