@@ -125,30 +125,10 @@ static void print_figures(FILE *f, const char *name, const line_figures *v) {
           fmt_count(b[10], (double)v->nonfinite));
 }
 
-/* Text wrapped to the table width under the name column, the first line after the name. */
-static void print_wrapped(FILE *f, const char *lead, const char *raw) {
-  const int indent = NAME_WIDTH + 1, room = WIDTH - indent;
-  char shown[4096];
-  const char *text = c1d_escape_text(raw, shown, sizeof shown); /* an error may quote a path */
-  print_name(f, lead);
-  while (*text) {
-    int len = (int)strlen(text), cut = len;
-    if (len > room) {
-      cut = room;
-      while (cut > 0 && text[cut] != ' ') cut--;
-      if (cut == 0) cut = room;
-    }
-    fprintf(f, "%.*s\n", cut, text);
-    text += cut;
-    while (*text == ' ') text++;
-    if (*text) fprintf(f, "%*s", indent, "");
-  }
-}
-
-/* A line of its own from the first column, wrapped under the name column. */
-static void print_line_wrapped(FILE *f, const char *text) {
+/* text cut at spaces into lines: the first `room` wide (the caller has printed what precedes it), the
+ * others under the name column. */
+static void wrap_text(FILE *f, const char *text, int room) {
   const int indent = NAME_WIDTH + 1;
-  int room = WIDTH;
   while (*text) {
     int len = (int)strlen(text), cut = len;
     if (len > room) {
@@ -163,6 +143,16 @@ static void print_line_wrapped(FILE *f, const char *text) {
     room = WIDTH - indent;
   }
 }
+
+/* Text wrapped to the table width under the name column, the first line after the name. */
+static void print_wrapped(FILE *f, const char *lead, const char *raw) {
+  char shown[4096];
+  print_name(f, lead);
+  wrap_text(f, c1d_escape_text(raw, shown, sizeof shown), WIDTH - NAME_WIDTH - 1); /* may quote a path */
+}
+
+/* A line of its own from the first column, wrapped under the name column. */
+static void print_line_wrapped(FILE *f, const char *text) { wrap_text(f, text, WIDTH); }
 
 /* The implementations left out because they cannot run here: one line for the group. */
 static void print_unavailable(FILE *f, const c1d_run_results *r) {

