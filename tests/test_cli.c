@@ -978,8 +978,10 @@ Test(cli, announces_long_work_then_shows_its_progress_and_time_left_on_a_termina
   cr_assert_eq(o->code, 0, "%s", o->err);
   const double one = estimate_seconds(o->out);
   cr_assert_gt(one, 0.0, "%s", o->out);
-  int trials = (int)(1.2 * C1D_ESTIMATE_ANNOUNCE_S / one) + 1;
-  if (trials > 20) trials = 20;
+  /* Three times the threshold: the run's own calibration may see a less busy machine than this one did
+   * (in CI's parallel suites one trial's estimate varied by 2x), and the run must still be announced. */
+  int trials = (int)(3.0 * C1D_ESTIMATE_ANNOUNCE_S / one) + 1;
+  if (trials > 40) trials = 40;
   char t[16], out_path[128], tty_path[128];
   snprintf(t, sizeof t, "%d", trials);
   snprintf(out_path, sizeof out_path, "%s/stdout", dir);
@@ -1041,8 +1043,10 @@ Test(cli, prints_progress_as_whole_lines_into_a_log_for_announced_work_only, .ti
   cr_assert_eq(o->code, 0, "%s", o->err);
   const double one = estimate_seconds(o->out);
   cr_assert_gt(one, 0.0, "%s", o->out);
-  int trials = (int)(1.2 * C1D_ESTIMATE_ANNOUNCE_S / one) + 1;
-  if (trials > 20) trials = 20;
+  /* Three times the threshold: the run's own calibration may see a less busy machine than this one did
+   * (in CI's parallel suites one trial's estimate varied by 2x), and the run must still be announced. */
+  int trials = (int)(3.0 * C1D_ESTIMATE_ANNOUNCE_S / one) + 1;
+  if (trials > 40) trials = 40;
   char t[16], out_path[128], err_path[128];
   snprintf(t, sizeof t, "%d", trials);
   snprintf(out_path, sizeof out_path, "%s/stdout", dir);
