@@ -159,10 +159,19 @@ static c1d_status check_path(const char *dir, char *deepest) {
   return C1D_OK;
 }
 
+/* Whether the link at path reads ".K/name", the one convlab makes for name (got: what it reads). */
+static int our_link(const paths *p, const char *path, const char *name, char *got) {
+  char want[PATH_SIZE];
+  const ssize_t n = readlink(path, got, PATH_SIZE - 1);
+  got[n > 0 ? n : 0] = '\0';
+  link_text(p, name, want);
+  return strcmp(got, want) == 0;
+}
+
 /* Each name is absent, convlab's link, or a report file of an older version; .K is absent or a link. */
 static c1d_status check_entries(const paths *p) {
   const c1d_report_set *set = p->set;
-  char path[PATH_SIZE], want[PATH_SIZE], got[PATH_SIZE];
+  char path[PATH_SIZE], got[PATH_SIZE];
   struct stat sb;
   if (lstat(p->link, &sb) == 0 && !S_ISLNK(sb.st_mode))
     return c1d_fail(C1D_ERR_IO, "%s is not convlab's link to its reports; remove it or choose another "
@@ -175,10 +184,7 @@ static c1d_status check_entries(const paths *p) {
     }
     if (S_ISREG(sb.st_mode)) continue;
     if (S_ISLNK(sb.st_mode)) {
-      ssize_t n = readlink(path, got, sizeof got - 1);
-      got[n > 0 ? n : 0] = '\0';
-      link_text(p, set->names[i], want);
-      if (strcmp(got, want) == 0) continue;
+      if (our_link(p, path, set->names[i], got)) continue;
       return c1d_fail(C1D_ERR_IO, "%s is a link to %s, not one convlab made; remove it or choose "
                       "another --out", path, got);
     }
@@ -656,7 +662,7 @@ static c1d_status write_manifest(c1d_staged_set *s) {
 /* Each name is absent, convlab's link, or (ending in the suffix) an older version's file; .K is absent
  * or a link. */
 static c1d_status check_staged_entries(c1d_staged_set *s) {
-  char path[PATH_SIZE], want[PATH_SIZE], got[PATH_SIZE];
+  char path[PATH_SIZE], got[PATH_SIZE];
   struct stat sb;
   c1d_status st = check_entries(&s->p);
   for (int i = 0; i < s->n && st == C1D_OK; i++) {
@@ -666,12 +672,7 @@ static c1d_status check_staged_entries(c1d_staged_set *s) {
       continue;
     }
     if (S_ISREG(sb.st_mode) && ends_with(s->names[i], s->suffix)) continue;
-    if (S_ISLNK(sb.st_mode)) {
-      ssize_t k = readlink(path, got, sizeof got - 1);
-      got[k > 0 ? k : 0] = '\0';
-      link_text(&s->p, s->names[i], want);
-      if (!strcmp(got, want)) continue;
-    }
+    if (S_ISLNK(sb.st_mode) && our_link(&s->p, path, s->names[i], got)) continue;
     st = c1d_fail(C1D_ERR_IO, "%s is %s, not a file convlab wrote; remove it or choose another directory", path,
                   S_ISDIR(sb.st_mode) ? "a directory" : S_ISLNK(sb.st_mode) ? "a link" : "a file");
   }

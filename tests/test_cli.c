@@ -968,20 +968,26 @@ Test(cli, refuses_a_run_estimated_beyond_a_day_unless_allow_long_is_given) {
   free(o);
 }
 
-/* A run of several seconds, its stderr on a terminal: the estimate comes first, then a progress line
- * that says what runs, how far the job is and the time left, cleared at the end; the estimate is near
- * what the run then takes (within a factor 3: the machine's load may change between the calibration
- * and the work). */
-Test(cli, announces_long_work_then_shows_its_progress_and_time_left_on_a_terminal, .timeout = 240) {
+/* Trials of `run --impl naive,kahan` (one estimated here) enough for three times the announcement
+ * threshold: the run's own calibration may see a less busy machine than this one did (in CI's parallel
+ * suites one trial's estimate varied by 2x), and the run must still be announced. At most 40. */
+static int trials_to_announce(void) {
   outcome *o = malloc(sizeof *o);
   run_convlab((const char *[]){"run", "--estimate", "--impl", "naive,kahan", NULL}, o);
   cr_assert_eq(o->code, 0, "%s", o->err);
   const double one = estimate_seconds(o->out);
   cr_assert_gt(one, 0.0, "%s", o->out);
-  /* Three times the threshold: the run's own calibration may see a less busy machine than this one did
-   * (in CI's parallel suites one trial's estimate varied by 2x), and the run must still be announced. */
-  int trials = (int)(3.0 * C1D_ESTIMATE_ANNOUNCE_S / one) + 1;
-  if (trials > 40) trials = 40;
+  free(o);
+  const int trials = (int)(3.0 * C1D_ESTIMATE_ANNOUNCE_S / one) + 1;
+  return trials > 40 ? 40 : trials;
+}
+
+/* A run of several seconds, its stderr on a terminal: the estimate comes first, then a progress line
+ * that says what runs, how far the job is and the time left, cleared at the end; the estimate is near
+ * what the run then takes (within a factor 3: the machine's load may change between the calibration
+ * and the work). */
+Test(cli, announces_long_work_then_shows_its_progress_and_time_left_on_a_terminal, .timeout = 240) {
+  const int trials = trials_to_announce();
   char t[16], out_path[128], tty_path[128];
   snprintf(t, sizeof t, "%d", trials);
   snprintf(out_path, sizeof out_path, "%s/stdout", dir);
@@ -1013,7 +1019,6 @@ Test(cli, announces_long_work_then_shows_its_progress_and_time_left_on_a_termina
   cr_expect(strstr(out, "\r") == NULL && strstr(out, "naive ") != NULL, "stdout is the table alone");
   free(tty);
   free(out);
-  free(o);
 }
 
 // --- progress in a log, and the estimate's promptness (issue 23) ----------------------------------
@@ -1039,14 +1044,7 @@ static int whole_lines_starting(const char *text, const char *prefix, const char
 Test(cli, prints_progress_as_whole_lines_into_a_log_for_announced_work_only, .timeout = 240) {
   outcome *o = malloc(sizeof *o);
   cr_assert_eq(setenv("C1D_PROGRESS_LOG_S", "1", 1), 0);
-  run_convlab((const char *[]){"run", "--estimate", "--impl", "naive,kahan", NULL}, o);
-  cr_assert_eq(o->code, 0, "%s", o->err);
-  const double one = estimate_seconds(o->out);
-  cr_assert_gt(one, 0.0, "%s", o->out);
-  /* Three times the threshold: the run's own calibration may see a less busy machine than this one did
-   * (in CI's parallel suites one trial's estimate varied by 2x), and the run must still be announced. */
-  int trials = (int)(3.0 * C1D_ESTIMATE_ANNOUNCE_S / one) + 1;
-  if (trials > 40) trials = 40;
+  const int trials = trials_to_announce();
   char t[16], out_path[128], err_path[128];
   snprintf(t, sizeof t, "%d", trials);
   snprintf(out_path, sizeof out_path, "%s/stdout", dir);

@@ -354,13 +354,20 @@ Test(reports, console_says_in_one_line_that_there_are_no_verdicts_when_nothing_r
 
 // --- the documentation -------------------------------------------------------------------------
 
-Test(reports, format_document_names_every_json_field_and_csv_column) {
+/* docs/report-format.md as text, in a buffer of the test's. */
+static const char *format_document(void) {
+  static char doc[65536];
   FILE *f = fopen(C1D_SOURCE_DIR "/docs/report-format.md", "r");
   cr_assert_not_null(f, "docs/report-format.md is missing");
-  static char doc[65536];
-  size_t n = fread(doc, 1, sizeof doc - 1, f);
+  const size_t n = fread(doc, 1, sizeof doc - 1, f);
   doc[n] = '\0';
   fclose(f);
+  cr_expect_lt(n, sizeof doc - 1, "the document outgrew the test's buffer");
+  return doc;
+}
+
+Test(reports, format_document_names_every_json_field_and_csv_column) {
+  const char *doc = format_document();
   const char *const *lists[] = {top_keys, problem_keys, inputs_keys, machine_keys, tolerance_keys,
                                 impl_keys, trial_keys, metric_keys, hist_keys, time_keys, comparison_keys,
                                 explanation_keys, evidence_keys, region_keys, profile_keys};
@@ -651,13 +658,7 @@ Test(reports, a_bug_everywhere_reads_as_a_sentence) {
 }
 
 Test(reports, format_document_names_the_unavailable_groups_and_the_ulps_type) {
-  FILE *f = fopen(C1D_SOURCE_DIR "/docs/report-format.md", "r");
-  cr_assert_not_null(f, "docs/report-format.md is missing");
-  static char doc[65536];
-  size_t n = fread(doc, 1, sizeof doc - 1, f);
-  doc[n] = '\0';
-  fclose(f);
-  cr_expect_lt(n, sizeof doc - 1, "the document outgrew the test's buffer");
+  const char *doc = format_document();
   static const char *const fields[] = {"\"unavailable\"", "\"names\"", "\"reason\"", "`ulp_type`"};
   for (unsigned i = 0; i < sizeof fields / sizeof fields[0]; i++)
     cr_expect(strstr(doc, fields[i]) != NULL, "the document lacks %s", fields[i]);
