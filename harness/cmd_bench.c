@@ -563,6 +563,7 @@ int c1d_cmd_bench(int argc, char **argv) {
   cfg.repeats = o.repeats;
   cfg.oracle = o.oracle;
   cfg.progress = !o.quiet && isatty(STDERR_FILENO); /* progress lines only for a person watching */
+  cfg.progress_who = "convlab bench";
   cfg.no_verdicts = 1;                                 /* the bench prints errors, not verdicts */
   if ((st = c1d_run_check(&cfg)) != C1D_OK) return c1d_cmd_error("bench", st);
   /* The inputs are made here, not by the runner, so that --save-inputs writes exactly what ran. */

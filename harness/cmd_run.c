@@ -354,6 +354,7 @@ static c1d_status build_plan(const run_args *a, const c1d_option *opts, run_plan
   p->cfg.lambda = a->lambda;
   p->cfg.save_outputs_dir = a->save_outputs;
   p->cfg.progress = isatty(2);
+  p->cfg.progress_who = "convlab run";
   p->files.x = a->x;
   p->files.w = a->w;
   p->files.b = a->b;

@@ -15,13 +15,16 @@
  *   wide    2 and 4 times the sample's outputs with about 16 products each (C cut), the naive order's
  *           row and the rows that call models: what an output costs beyond the sample (the full
  *           passes), the same sample on both. Only where the real output holds 8 sample points or more.
+ *           Past four threads, threads/4 times larger and the better of two measurements each.
  *
  * Each cost is then the tiny point's plus its growth: runs and the oracle as above, each analysis and
  * the rounding models by p per output (the wide points) plus sigma per output of the sample (up to
  * C1D_EXPLAIN_SAMPLE; the sample point). Past the sample its elements are scattered over the tensors,
  * each missing the caches: TF32's model timed on scattered elements of the real tensors and on the
  * sample point's in order gives the factor (1.4 at the default run's shape, 2.2 at the README's third).
- * With the user's tensors the points run on their prefix, the candidates' outputs included.
+ * With the user's tensors the points run on their prefix, the candidates' outputs included. The points
+ * run each GPU row in its turn; the real run times a GPU row beside the last row's analysis (runner.c),
+ * so the model hides the shorter of the two.
  *
  * Checked with scripts/estimate_check.sh on the idle 2-core machine (2026-12-02): every command of
  * issue 23 within 25 % (the README's third command 30 s announced, 32.7 s taken; the default run 7.3
@@ -275,6 +278,7 @@ static c1d_status measure(const c1d_run_config *cfg, const c1d_shape *s, const u
   small.cpu_batch_rows = 0; /* N is small here: every row covers it all */
   small.estimate = NULL;
   small.no_verdicts = !verdicts || cfg->no_verdicts;
+  small.gpu_rows_in_turn = 1; /* each row's parts alone; the model overlaps them as the run will */
   small.oracle = c1d_run_resolve_oracle(cfg); /* the one the real run will use */
   if (cfg->x && !data.x) small.dist = C1D_DIST_CONV_INIT, small.seed = 0;
   if (on || !verdicts) small.compare_a = small.compare_b = NULL; /* its sides may not run here */
@@ -545,8 +549,12 @@ static shapes shapes_for(const c1d_shape *s) {
   /* on the real L where it fits: x's rows as long as the real ones (the in-order passes over x then
    * miss the caches as the real ones do: 25 % more time per element at C*K = 16384) */
   h.sample = shape_for(s, sample_outputs, (int64_t)ceil(sample_outputs / (double)s->L));
-  h.wide[0] = wide_shape(s, 2 * SAMPLE);
-  h.wide[1] = wide_shape(s, 4 * SAMPLE);
+  /* Their difference gives the analysis' cost per output: with many threads each one's share of a few
+   * hundred thousand outputs is a few milliseconds, within a busy host's jitter (the H200's 16 threads
+   * put make run's job at 8 to 43 s for 25-27 s), so the points grow with the threads past four. */
+  const int64_t wide_scale = threads > 4.0 ? (int64_t)(threads / 4.0) : 1;
+  h.wide[0] = wide_shape(s, 2 * SAMPLE * wide_scale);
+  h.wide[1] = wide_shape(s, 4 * SAMPLE * wide_scale);
   h.oracle = shape_for(s, ORACLE_FLOPS / (2.0 * products), 64);
   return h;
 }
@@ -609,8 +617,11 @@ c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e)
   for (int i = 0; i < rows; i++) at_wide[i] = calls_models[i] && past_sample;
   /* without them where the sample point holds an eighth of the outputs or more: little to multiply */
   const int with_wide = !cfg->no_verdicts && (past_sample || (naive && out > 8.0 * z.out_sample));
+  const int wide_twice = omp_get_max_threads() > 4; /* a jitter of milliseconds: the better of two */
   for (int k = 0; k < 2 && with_wide; k++) {
-    if ((st = measure(cfg, &h.wide[k], at_wide, naive, 1, &wide[k])) != C1D_OK) goto done;
+    if ((st = wide_twice ? measure_best(cfg, &h.wide[k], at_wide, naive, 1, &wide[k])
+                         : measure(cfg, &h.wide[k], at_wide, naive, 1, &wide[k])) != C1D_OK)
+      goto done;
     z.out_wide[k] = (double)c1d_y_count(&h.wide[k]);
   }
 
@@ -655,6 +666,13 @@ c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e)
   for (int i = 0; i < cfg->n_impls; i++)
     if (isfinite(r2.run_ms[i])) slowest_per_flop = fmax(slowest_per_flop, r2.run_ms[i] / c1d_flops(&h.r2));
   double per_trial = e->oracle_s + e->models_s + e->other_s, work = f;
+  /* With two GPU rows or more, a GPU row's runs go beside the last row's analysis (runner.c): the
+   * shorter of the two is hidden. */
+  int gpu_rows = 0;
+  for (int i = 0; i < cfg->n_impls; i++)
+    gpu_rows += cfg->impls[i]->backend == C1D_BACKEND_GPU && runs_on(cfg->impls[i], s);
+  const int overlap = gpu_rows > 1 && !cfg->gpu_rows_in_turn;
+  double last_analysis_ms = 0.0; /* of the last row that ran */
   for (int i = 0; i < rows; i++) {
     const int is_impl = i < cfg->n_impls;
     const c1d_run_config r = row_config(cfg, is_impl ? cfg->impls[i] : NULL);
@@ -680,7 +698,11 @@ c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e)
     const double overhead_ms = isfinite(r2.overhead_ms[i]) ? r2.overhead_ms[i]
                                : isfinite(lo.overhead_ms[i]) ? lo.overhead_ms[i]
                                                              : 0.0;
-    e->row_s[i] = 1e-3 * (n_runs * run_ms + fmax(0.0, analysis_ms) + overhead_ms);
+    double device_ms = n_runs * run_ms + overhead_ms;
+    if (overlap && is_impl && cfg->impls[i]->backend == C1D_BACKEND_GPU)
+      device_ms -= fmin(device_ms, last_analysis_ms);
+    last_analysis_ms = is_impl ? fmax(0.0, analysis_ms) : 0.0;
+    e->row_s[i] = 1e-3 * (device_ms + fmax(0.0, analysis_ms));
     e->runs += (int64_t)n_runs * cfg->trials;
     per_trial += e->row_s[i];
     work += n_runs * f_r;

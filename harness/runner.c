@@ -2,6 +2,7 @@
  * -> comparison. One output buffer is shared by all implementations; the oracle's y and m stay in
  * memory for the whole trial, so every analysis step sees the output and its reference together. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@ typedef struct run_ctx {
   int64_t *terms_t;
   float *y;                     /* the output buffer every implementation writes */
   float *first;                 /* the first run's output, for the race check */
+  float *y_next, *first_next;   /* the next GPU row's, while it runs beside an analysis (with >1 GPU row) */
   float *naive;                 /* gpu_naive's output for the explainer (with a GPU session) */
   c1d_explainer explainer;      /* this trial's rounding models (prepared after the oracle) */
   c1d_explainer part_explainer; /* the same on the CPU rows' batch rows (cpu_batch_rows), when partial */
@@ -253,9 +255,76 @@ static void keep_for_comparison(run_ctx *c, int index, const float *y) {
     for (int64_t i = 0; i < ny; i++) c->keep_b[i] = y[i];
 }
 
-/* Runs implementation i on this trial's inputs. Its own failures are recorded in its result, not
- * returned; only the analysis and saving can stop the run. */
-static c1d_status run_impl_steps(run_ctx *c, int i, int trial, uint64_t seed) {
+// --- a GPU row timed while the row before it is analysed ---------------------------------------
+
+/* The device times one GPU row while the host's cores analyse the row before it (on the H200 the 18
+ * GPU rows' timing runs, about 5 s of make run's job, hide under their analyses). The row runs on a
+ * thread of its own into the spare buffers (y_next, first_next) and is joined before the analysis
+ * step ends, so rows still begin and end in order; only the GPU session is touched there, and the
+ * analysis never touches it. Timings are the device's own (CUDA events around each run). */
+typedef struct gpu_ahead {
+  run_ctx *c;
+  int i;                /* the row, or -1: none */
+  int repeats;
+  pthread_t thread;
+  int running;
+  c1d_exec ex;
+  c1d_timing t;
+  c1d_status st;
+  char error[sizeof ((c1d_trial_result *)0)->error];
+  double ms;            /* its wall time */
+} gpu_ahead;
+
+static int row_repeats(const run_ctx *c, const c1d_impl *impl, const c1d_shape *rs, int *warmup) {
+  c1d_run_config rcfg = *c->cfg;
+  rcfg.shape = *rs;
+  *warmup = c1d_run_warmups(&rcfg, impl);
+  return c1d_run_default_repeats(&rcfg, impl);
+}
+
+static c1d_status execute_gpu_row(run_ctx *c, const c1d_impl *impl, float *y, float *first, int repeats,
+                                  c1d_exec *ex, c1d_timing *t) {
+  return c1d_execute_gpu(c->gpu, impl, y, first, repeats, c->cfg->repeats > 0 ? 0.0 : C1D_GPU_DEFAULT_BUDGET_MS,
+                         ex, t);
+}
+
+static void *gpu_ahead_main(void *arg) {
+  gpu_ahead *a = arg;
+  const double t0 = now_ms();
+  c1d_error_clear();
+  a->st = execute_gpu_row(a->c, a->c->res->impls[a->i].impl, a->c->y_next, a->c->first_next, a->repeats, &a->ex,
+                          &a->t);
+  if (a->st != C1D_OK)
+    snprintf(a->error, sizeof a->error, "%s", c1d_error_detail()[0] ? c1d_error_detail() : c1d_strerror(a->st));
+  a->ms = now_ms() - t0;
+  return NULL;
+}
+
+/* Starts the next row after `after` on its thread when it is a GPU row that will run; without spare
+ * buffers or a thread it simply runs in its turn. */
+static void gpu_ahead_start(run_ctx *c, int after, gpu_ahead *a) {
+  int next = after + 1;
+  while (next < c->cfg->n_impls && c->res->impls[next].state == C1D_RESULT_SKIPPED) next++;
+  if (!c->y_next || c->cfg->gpu_rows_in_turn || next >= c->cfg->n_impls ||
+      c->res->impls[next].impl->backend != C1D_BACKEND_GPU)
+    return;
+  int warmup;
+  *a = (gpu_ahead){.c = c, .i = next, .ex = {.used_tf32 = -1}};
+  a->repeats = row_repeats(c, a->c->res->impls[next].impl, c->s, &warmup);
+  a->running = pthread_create(&a->thread, NULL, gpu_ahead_main, a) == 0;
+  if (!a->running) a->i = -1;
+}
+
+static void gpu_ahead_join(gpu_ahead *a) {
+  if (!a->running) return;
+  pthread_join(a->thread, NULL);
+  a->running = 0;
+}
+
+/* Runs implementation i on this trial's inputs (or takes its run from `ahead`, which ran it beside
+ * the last analysis), then starts the next GPU row and analyses this one. Its own failures are
+ * recorded in its result, not returned; only the analysis and saving can stop the run. */
+static c1d_status run_impl_steps(run_ctx *c, int i, int trial, uint64_t seed, gpu_ahead *ahead) {
   c1d_impl_result *ir = &c->res->impls[i];
   c1d_trial_result *tr = &ir->trials[trial];
   const c1d_impl *impl = ir->impl;
@@ -264,10 +333,8 @@ static c1d_status run_impl_steps(run_ctx *c, int i, int trial, uint64_t seed) {
   c1d_shape part = *c->s;
   if (impl->backend == C1D_BACKEND_CPU && c->cfg->cpu_batch_rows > 0) part.N = c->cfg->cpu_batch_rows;
   const c1d_shape *rs = &part;
-  c1d_run_config rcfg = *c->cfg;
-  rcfg.shape = part;
-  const int repeats = c1d_run_default_repeats(&rcfg, impl);
-  const int warmup = c1d_run_warmups(&rcfg, impl);
+  int warmup;
+  const int repeats = row_repeats(c, impl, rs, &warmup);
   c1d_exec ex = {.used_tf32 = -1, .states = impl->backend == C1D_BACKEND_CPU ? c->st : NULL};
   c1d_timing t = {0};
   c1d_status st;
@@ -277,11 +344,19 @@ static c1d_status run_impl_steps(run_ctx *c, int i, int trial, uint64_t seed) {
   c1d_progress_step(c->progress, weight_row(c, i), "%s%s (%d run%s)", trial_label(c, trial, tl, sizeof tl),
                     impl->name, repeats + warmup, repeats + warmup == 1 ? "" : "s");
   c1d_error_clear();
-  if (impl->backend == C1D_BACKEND_GPU)
-    st = c1d_execute_gpu(c->gpu, impl, c->y, c->first, repeats,
-                         c->cfg->repeats > 0 ? 0.0 : C1D_GPU_DEFAULT_BUDGET_MS, &ex, &t);
-  else
+  if (ahead->i == i) { /* it ran beside the last analysis: its output is in the spare buffers */
+    float *y = c->y, *first = c->first;
+    c->y = c->y_next, c->first = c->first_next;
+    c->y_next = y, c->first_next = first;
+    ex = ahead->ex, t = ahead->t, st = ahead->st;
+    tr->step_ms = ahead->ms; /* run_impl adds this step's own time */
+    if (st != C1D_OK) c1d_fail(st, "%s", ahead->error);
+    ahead->i = -1;
+  } else if (impl->backend == C1D_BACKEND_GPU) {
+    st = execute_gpu_row(c, impl, c->y, c->first, repeats, &ex, &t);
+  } else {
     st = c1d_execute_cpu(impl, rs, c->x, c->w, c->b, c->y, c->first, repeats, warmup, &ex, &t);
+  }
   snprintf(tr->algo, sizeof tr->algo, "%s", ex.algo);
   snprintf(tr->math, sizeof tr->math, "%s", ex.math);
   tr->used_tf32 = ex.used_tf32;
@@ -304,21 +379,23 @@ static c1d_status run_impl_steps(run_ctx *c, int i, int trial, uint64_t seed) {
   c1d_output_view v = view_of(c, c->y, impl);
   v.s = rs;
   const int partial = rs->N < c->s->N;
+  gpu_ahead_start(c, i, ahead);
   const double t0 = now_ms();
   c1d_explainer *ex_of = c->cfg->no_verdicts ? NULL : partial ? &c->part_explainer : &c->explainer;
   st = analyze_output(c->cfg, &v, ex_of, tr);
   tr->analysis_ms = now_ms() - t0;
-  if (st != C1D_OK) return st;
-  keep_for_comparison(c, i, c->y);
-  if (c->cfg->save_outputs_dir) return save_output(c, impl->name, seed, c->y, NULL);
-  return C1D_OK;
+  if (st == C1D_OK) keep_for_comparison(c, i, c->y);
+  if (st == C1D_OK && c->cfg->save_outputs_dir) st = save_output(c, impl->name, seed, c->y, NULL);
+  gpu_ahead_join(ahead);
+  if (st != C1D_OK) ahead->i = -1; /* the run stops: the row that ran ahead is not reported */
+  return st;
 }
 
 /* The step's wall time around it, for run estimates. */
-static c1d_status run_impl(run_ctx *c, int i, int trial, uint64_t seed) {
+static c1d_status run_impl(run_ctx *c, int i, int trial, uint64_t seed, gpu_ahead *ahead) {
   const double t0 = now_ms();
-  const c1d_status st = run_impl_steps(c, i, trial, seed);
-  c->res->impls[i].trials[trial].step_ms = now_ms() - t0;
+  const c1d_status st = run_impl_steps(c, i, trial, seed, ahead);
+  c->res->impls[i].trials[trial].step_ms += now_ms() - t0;
   return st;
 }
 
@@ -458,9 +535,10 @@ static c1d_status run_trial(run_ctx *c, int trial) {
   }
   c->res->models_ms += now_ms() - t0;
   if (st != C1D_OK) return st;
+  gpu_ahead ahead = {.i = -1};
   for (int i = 0; i < c->res->n_impls && st == C1D_OK; i++) {
     if (c->res->impls[i].state == C1D_RESULT_SKIPPED) continue;
-    st = i < cfg->n_impls ? run_impl(c, i, trial, seed) : run_candidate(c, i, trial, seed);
+    st = i < cfg->n_impls ? run_impl(c, i, trial, seed, &ahead) : run_candidate(c, i, trial, seed);
   }
   if (st == C1D_OK && c->res->n_comparisons) st = run_comparison(c, trial, seed);
   c1d_explainer_release(&c->explainer);
@@ -503,6 +581,17 @@ static c1d_status allocate_buffers(run_ctx *c) {
   c->mag = malloc(ny * sizeof *c->mag);
   c->y = malloc(ny * sizeof *c->y);
   c->first = malloc(ny * sizeof *c->first);
+  int gpu_rows = 0;
+  for (int i = 0; i < cfg->n_impls; i++)
+    gpu_rows += c->res->impls[i].state != C1D_RESULT_SKIPPED && cfg->impls[i]->backend == C1D_BACKEND_GPU;
+  if (gpu_rows > 1) { /* spares: without them each row simply runs in its turn */
+    c->y_next = malloc(ny * sizeof *c->y_next);
+    c->first_next = malloc(ny * sizeof *c->first_next);
+    if (!c->y_next || !c->first_next) {
+      free(c->y_next), free(c->first_next);
+      c->y_next = c->first_next = NULL;
+    }
+  }
   c->terms_t = malloc((size_t)s->L * sizeof *c->terms_t);
   failed |= !c->ref || !c->mag || !c->y || !c->first || !c->terms_t;
   if (c->cmp_a >= 0) {
@@ -527,6 +616,8 @@ static void release_buffers(run_ctx *c) {
   free(c->mag);
   free(c->y);
   free(c->first);
+  free(c->y_next);
+  free(c->first_next);
   free(c->naive);
   free(c->terms_t);
   free(c->keep_a);
@@ -546,7 +637,9 @@ c1d_status c1d_run(const c1d_run_config *cfg, c1d_run_results *out) {
     c.cmp_b = c1d_run_find_result(cfg, cfg->compare_b);
   }
   if ((st = allocate_buffers(&c)) != C1D_OK) goto done;
-  if (cfg->progress) c.progress = c1d_progress_start(stderr, "convlab", weight_total(&c), cfg->estimate != NULL);
+  if (cfg->progress)
+    c.progress = c1d_progress_start(stderr, cfg->progress_who ? cfg->progress_who : "convlab", weight_total(&c),
+                                    cfg->estimate != NULL);
   if (needs_gpu(&c) && (st = c1d_gpu_session_create(c.s, &c.gpu)) != C1D_OK) goto done;
   if (c.gpu) c.naive = malloc((size_t)c1d_y_count(c.s) * sizeof *c.naive); /* NULL: the CPU's */
   c1d_make_run_id(out->run_id, sizeof out->run_id);

@@ -75,9 +75,12 @@ typedef struct c1d_run_config {
   const char *save_outputs_dir;      /* directory for each output as .npy (created), or NULL */
   int progress;                      /* 1: progress on stderr: a redrawn line on a terminal, else a plain
                                         line every 10 s (progress.h) */
+  const char *progress_who;          /* the progress line's prefix ("convlab run"); NULL: "convlab" */
   const struct c1d_run_estimate *estimate; /* harness/estimate.h: the progress line's weights and time
                                               left; NULL: weights by flops */
   int no_verdicts;                   /* 1: metrics only, no explainer (convlab bench shows no verdicts) */
+  int gpu_rows_in_turn;              /* 1: each GPU row runs in its turn, not beside the last row's analysis
+                                        (the estimate's calibration times each row's parts alone) */
 
   /* Histogram bins (log10 of |err|, and of |err| / deterministic bound). */
   double abs_hist_lo, abs_hist_hi, ratio_hist_lo, ratio_hist_hi;

@@ -100,10 +100,11 @@ int c1d_run_memory_parts(const c1d_run_config *cfg, c1d_memory_part *parts) {
   const double nx = (double)c1d_x_count(s), nw = (double)c1d_w_count(s), nb = (double)c1d_b_count(s);
   const double ny = (double)c1d_y_count(s), L = (double)s->L, threads = (double)omp_get_max_threads();
   const double rows = (double)(cfg->n_impls + cfg->n_candidates + (cfg->compare_a ? 1 : 0));
-  int any_cpu = 0, any_gpu = 0, any_packed = 0, n = 0;
+  int any_cpu = 0, any_gpu = 0, gpu_rows = 0, any_packed = 0, n = 0;
   for (int i = 0; i < cfg->n_impls; i++) {
     any_cpu |= cfg->impls[i]->backend == C1D_BACKEND_CPU;
     any_gpu |= cfg->impls[i]->backend == C1D_BACKEND_GPU;
+    gpu_rows += cfg->impls[i]->backend == C1D_BACKEND_GPU;
     any_packed |= cfg->impls[i]->backend == C1D_BACKEND_GPU &&
                   (cfg->impls[i]->caps & (C1D_CAP_DTYPES | C1D_CAP_CHANNEL_LAST));
   }
@@ -115,6 +116,7 @@ int c1d_run_memory_parts(const c1d_run_config *cfg, c1d_memory_part *parts) {
   PART("the oracle's sum before the activation", s->act != C1D_ACT_NONE ? 8.0 * ny : 0.0);
   PART("the oracle's y and m", 16.0 * ny);
   PART("the output buffer and its first run's copy", 8.0 * ny);
+  PART("the next GPU row's output and first run, timed while one is analysed", gpu_rows > 1 ? 8.0 * ny : 0.0);
   PART("terms per position (runner and explainer)", 16.0 * L);
   PART("candidate outputs (--y)", 4.0 * ny * cfg->n_candidates);
   PART("--compare's two outputs", cfg->compare_a ? 12.0 * ny : 0.0);

@@ -1005,7 +1005,7 @@ Test(cli, announces_long_work_then_shows_its_progress_and_time_left_on_a_termina
   const double said = estimate_seconds(line);
   cr_expect(said >= C1D_ESTIMATE_ANNOUNCE_S, "announced because it is long: %.200s", line);
   cr_expect(took < 3.0 * said && took > said / 3.0, "estimated %.1f s, took %.1f s", said, took);
-  const char *progress = strstr(tty, "\r\033[Kconvlab: ");
+  const char *progress = strstr(tty, "\r\033[Kconvlab run: ");
   cr_expect(progress && progress > line, "a redrawn line after the announcement: %.300s", tty);
   char last[64];
   if (trials > 1)
@@ -1023,15 +1023,16 @@ Test(cli, announces_long_work_then_shows_its_progress_and_time_left_on_a_termina
 
 // --- progress in a log, and the estimate's promptness (issue 23) ----------------------------------
 
-/* The lines of text (each ended by a newline) that begin with prefix; -1 when text does not end with
+/* The progress lines of text (each ended by a newline): those that begin with prefix and a digit (the
+ * percent; the announcement "convlab run: about ..." shares the prefix); -1 when text does not end with
  * a newline or holds a carriage return or an escape (a redrawn line, not a log's). */
-static int whole_lines_starting(const char *text, const char *prefix, const char **first) {
-  const size_t n = strlen(text);
+static int progress_lines(const char *text, const char *prefix, const char **first) {
+  const size_t n = strlen(text), k = strlen(prefix);
   *first = NULL;
   if (strpbrk(text, "\r\033") || (n > 0 && text[n - 1] != '\n')) return -1;
   int count = 0;
   for (const char *line = text; *line; line = strchr(line, '\n') + 1)
-    if (strncmp(line, prefix, strlen(prefix)) == 0) {
+    if (strncmp(line, prefix, k) == 0 && line[k] >= '0' && line[k] <= '9') {
       if (!*first) *first = line;
       count++;
     }
@@ -1055,20 +1056,20 @@ Test(cli, prints_progress_as_whole_lines_into_a_log_for_announced_work_only, .ti
   cr_assert(err && out);
   const char *announced = strstr(err, "convlab run: about "), *first = NULL;
   cr_assert_not_null(announced, "announced: %.300s", err);
-  const int lines = whole_lines_starting(err, "convlab: ", &first);
+  const int lines = progress_lines(err, "convlab run: ", &first);
   cr_expect_geq(lines, 2, "a line a second through a run of %.0f s or more: %.2000s", estimate_seconds(announced), err);
   cr_expect(first > announced, "after the announcement: %.2000s", err);
   double before = -1.0;
   for (const char *line = first; line && *line; line = strchr(line, '\n') + 1) {
-    if (strncmp(line, "convlab: ", 9) != 0) continue;
+    if (strncmp(line, "convlab run: ", 13) != 0 || line[13] < '0' || line[13] > '9') continue;
     double pct = -1.0;
     const char *left = strstr(line, " left: "), *end = strchr(line, '\n');
-    cr_expect(sscanf(line, "convlab: %lf%%, about ", &pct) == 1 && left && left < end,
+    cr_expect(sscanf(line, "convlab run: %lf%%, about ", &pct) == 1 && left && left < end,
               "how far, and the time left: %.*s", (int)(end - line), line);
     cr_expect(pct >= before && pct <= 100.0, "never going back: %.0f%% after %.0f%%", pct, before);
     before = pct;
   }
-  cr_expect(strstr(out, "naive ") != NULL && strstr(out, "convlab: ") == NULL, "stdout is the table alone: %.300s",
+  cr_expect(strstr(out, "naive ") != NULL && strstr(out, "convlab run: ") == NULL, "stdout is the table alone: %.300s",
             out);
   free(err);
   free(out);
