@@ -58,9 +58,9 @@ void assert_same_bits(const char *what, const c1d_shape *s, const float *a, cons
   for (int64_t i = 0; i < ny; i++)
     if (c1d_float_bits(a[i]) != c1d_float_bits(b[i])) {
       c1d_shape_format(s, text, sizeof text);
-      cr_assert_fail("%s: y[n=%lld, o=%lld, t=%lld] is %a against %a at %s", what,
-                     (long long)(i / s->L / s->O), (long long)(i / s->L % s->O),
-                     (long long)(i % s->L), (double)a[i], (double)b[i], text);
+      cr_assert_fail("%s: y[n=%lld, o=%lld, t=%lld] is %a (bits %08x) against %a (bits %08x) at %s", what,
+                     (long long)(i / s->L / s->O), (long long)(i / s->L % s->O), (long long)(i % s->L),
+                     (double)a[i], c1d_float_bits(a[i]), (double)b[i], c1d_float_bits(b[i]), text);
     }
 }
 
