@@ -5,13 +5,13 @@
  * and with --html report.html), one row per y named file:NAME. Exit status 0 whatever the verdict; 1
  * when the work fails, 2 for a bad command line.
  *
- * The options feed four steps, each its own function: where the inputs come from (load_inputs: the
- * .npy files or the case), the run (the runner, as convlab run), for each y called a bug the flag that
- * reads it as rounding (suggest: "did you mean --activation silu?", harness/suggest_flags.h), and what is
- * printed or written (emit). A new kind of input or a new flag is a line in the table and a branch in the
- * step it belongs to. */
+ * The options feed three steps: where the inputs come from (load_inputs: the .npy files or the case),
+ * the run (c1d_explain_outputs: the runner, as convlab run, then for each y called a bug the flag that
+ * reads it as rounding, "did you mean --activation silu?"), and what is printed or written (emit, with
+ * the words of harness/explain_outputs.h). The run and the words are libconvlab's too (lib/convlab.c):
+ * the program and the library cannot disagree. A new kind of input or a new flag is a line in the table
+ * and a branch in the step it belongs to. */
 #include <cjson/cJSON.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +21,7 @@
 #include "harness/cmd_shared.h"
 #include "harness/commands.h"
 #include "harness/escape.h"
+#include "harness/explain_outputs.h"
 #include "harness/report.h"
 #include "harness/report_files.h"
 #include "harness/runner.h"
@@ -87,60 +88,10 @@ static int option_table(explain_args *a, c1d_option *o) {
   return n + c1d_problem_options(&a->problem, o + n);
 }
 
-static double pct(int64_t part, int64_t whole) { return whole ? 100.0 * (double)part / (double)whole : 0.0; }
-
-/* "0" or "0-1": the first `count` indices. */
-static const char *first(int64_t count, char *buf, size_t size) {
-  if (count > 1) snprintf(buf, size, "0-%lld", (long long)(count - 1));
-  else snprintf(buf, size, "0");
-  return buf;
-}
-
-static void print_text(const c1d_explanation *e, const c1d_metrics *m, const c1d_shape *s,
-                       const c1d_flag_suggestion *sug) {
-  char line[600], shape[128], rows[32], steps[32];
-  c1d_verdict_headline(e, line, sizeof line);
-  printf("%s\n", line);
-  if (sug->flag[0]) /* right under the verdict: a forgotten flag reads as a bug */
-    printf("  did you mean %s? With it the outputs checked (n %s, t %s) are %s; as given, a bug.\n", sug->flag,
-           first(sug->rows, rows, sizeof rows), first(sug->steps, steps, sizeof steps), c1d_verdict_name(sug->verdict));
-  c1d_shape_format(s, shape, sizeof shape);
-  printf("  why: %s\n", e->reason);
-  printf("  problem: %s; %lld outputs compared\n", shape, (long long)e->count);
-  printf("  relative L2 error: %.3e; predicted by the models on these inputs:", e->rel_l2);
-  for (int k = 0; k < C1D_MODEL_COUNT; k++) /* the models the explainer evaluated */
-    if (c1d_model_applies(e, k)) printf(" %s %.3e", c1d_model_key(k), e->models[k].rel_l2);
-  printf("\n");
-  printf("  median error in units of u*m: %.3g (fp32 model %.3g", e->cand_stats.z50, e->models[C1D_MODEL_FP32].z50);
-  if (c1d_model_applies(e, C1D_MODEL_TF32_RNA)) printf(", tf32 model %.3g", e->models[C1D_MODEL_TF32_RNA].z50);
-  printf(")\n");
-  printf("  beyond the float32 bounds: deterministic %.3g%%, probabilistic %.3g%%; beyond the TF32 "
-         "bound: %.3g%%\n",
-         pct(e->beyond_fp32_det, e->count), pct(e->beyond_fp32_prob, e->count),
-         pct(e->beyond_tf32, e->count));
-  printf("  output fingerprint: %s (low 16 mantissa bits zero in %.1f%% of outputs, oracle %.1f%%; "
-         "low 13: %.1f%%, oracle %.1f%%)\n",
-         e->fingerprint, 100 * e->low16_zero, 100 * e->low16_zero_ref, 100 * e->low13_zero,
-         100 * e->low13_zero_ref);
-  if (e->region.count > 0)
-    printf("  where: %lld elements (%.3g%%), %s: n %s, o %s, t %s\n", (long long)e->region.count,
-           100 * e->region.fraction, e->region.kind, e->region.n, e->region.o, e->region.t);
-  printf("  max abs error %.3e, max rel %.3e; failing allclose(1e-4, 1e-4): %.3g%%; non-finite: %lld\n",
-         m->max_abs, m->max_rel, pct(m->fail_default, m->count), (long long)m->nonfinite);
-}
-
-static cJSON *verdict_json(const c1d_explanation *e, const c1d_metrics *m, const c1d_shape *s,
-                           const explain_args *a, const char *name, const char *y_path,
-                           const c1d_flag_suggestion *sug) {
-  cJSON *root = c1d_explanation_json(e);
-  if (!root) return NULL;
-  cJSON_AddStringToObject(root, "name", name);
-  if (sug->flag[0]) {
-    cJSON_AddStringToObject(root, "suggestion", sug->flag);
-    cJSON_AddStringToObject(root, "suggestion_verdict", c1d_verdict_name(sug->verdict));
-  }
-  cJSON_AddItemToObject(root, "problem", c1d_problem_json(s));
-  cJSON *f = cJSON_AddObjectToObject(root, "files");
+/* Where x, w, b, the states and y came from, for the JSON object's "files". */
+static cJSON *files_json(const explain_args *a, const char *y_path) {
+  cJSON *f = cJSON_CreateObject();
+  if (!f) return NULL;
   if (a->case_path) {
     cJSON_AddStringToObject(f, "case", a->case_path);
   } else {
@@ -150,13 +101,7 @@ static cJSON *verdict_json(const c1d_explanation *e, const c1d_metrics *m, const
     if (a->states) cJSON_AddStringToObject(f, "initial_states", a->states);
     cJSON_AddStringToObject(f, "y", y_path);
   }
-  cJSON *mt = cJSON_AddObjectToObject(root, "metrics");
-  cJSON_AddNumberToObject(mt, "max_abs", m->max_abs);
-  cJSON_AddNumberToObject(mt, "max_rel", m->max_rel);
-  cJSON_AddNumberToObject(mt, "rel_l2", isfinite(m->rel_l2) ? m->rel_l2 : -1);
-  cJSON_AddNumberToObject(mt, "fail_allclose_1e-4", pct(m->fail_default, m->count) / 100.0);
-  cJSON_AddNumberToObject(mt, "nonfinite", (double)m->nonfinite);
-  return root;
+  return f;
 }
 
 // --- the steps -----------------------------------------------------------------------------------
@@ -183,21 +128,6 @@ static c1d_status load_inputs(const explain_args *a, c1d_user_files *u, c1d_run_
   return c1d_announce_estimate("explain", cfg, 0, a->allow_long, est);
 }
 
-/* For each y called a bug, the flag under which it is rounding, into sug[i] (flag "" for none). A hint
- * beside the verdict: a check that fails leaves that y without one, and the verdicts as they are. */
-static void suggest(const c1d_run_config *cfg, const c1d_user_files *u, const c1d_run_results *res,
-                    c1d_flag_suggestion *sug) {
-  for (int i = 0; i < u->ys->n; i++) {
-    const c1d_trial_result *t = &res->impls[i].trials[0];
-    memset(&sug[i], 0, sizeof sug[i]);
-    if (t->status != C1D_OK || !t->explained) continue;
-    const c1d_verdict v = t->explanation.verdict;
-    if (v != C1D_VERDICT_BUG_LOCALIZED && v != C1D_VERDICT_BUG_GLOBAL) continue; /* NaN is no flag's doing */
-    if (c1d_suggest_flag(&cfg->shape, cfg->x, cfg->w, cfg->b, cfg->st, u->y[i], &sug[i]) != C1D_OK)
-      c1d_error_clear();
-  }
-}
-
 /* The verdicts on stdout (text or JSON), each with its suggestion, then the report files under --out. */
 static c1d_status emit(const explain_args *a, int argc, char **argv, const c1d_run_config *cfg,
                        const c1d_user_files *u, const c1d_run_results *res, const c1d_flag_suggestion *sug) {
@@ -205,19 +135,15 @@ static c1d_status emit(const explain_args *a, int argc, char **argv, const c1d_r
   cJSON *list = a->json && ys->n > 1 ? cJSON_CreateArray() : NULL, *one = NULL;
   c1d_status st = C1D_OK;
   for (int i = 0; i < ys->n && st == C1D_OK; i++) {
-    const c1d_trial_result *t = &res->impls[i].trials[0];
-    if (t->status != C1D_OK || !t->explained) {
-      st = c1d_fail(C1D_ERR_INTERNAL, "%s could not be analysed: %s", res->impls[i].name, t->error);
-      break;
-    }
+    const c1d_trial_result *t = &res->impls[i].trials[0]; /* explained: c1d_explain_outputs checked */
     if (!a->json) {
       char name[400];
       if (ys->n > 1) printf("%s%s: ", i ? "\n" : "", c1d_escape_text(res->impls[i].name, name, sizeof name));
-      print_text(&t->explanation, &t->metrics, &cfg->shape, &sug[i]);
+      c1d_explain_print(stdout, &t->explanation, &t->metrics, &cfg->shape, &sug[i]);
       continue;
     }
-    cJSON *o = verdict_json(&t->explanation, &t->metrics, &cfg->shape, a, res->impls[i].name, ys->items[i],
-                            &sug[i]);
+    cJSON *o = c1d_explain_json(&t->explanation, &t->metrics, &cfg->shape, res->impls[i].name, &sug[i],
+                                files_json(a, ys->items[i]));
     if (!o) st = c1d_fail(C1D_ERR_NO_MEMORY, "out of memory");
     else if (list) cJSON_AddItemToArray(list, o);
     else one = o;
@@ -266,17 +192,15 @@ int c1d_cmd_explain(int argc, char **argv) {
     return c1d_cmd_error("explain", c1d_fail(C1D_ERR_USAGE, "--lambda must be positive (got %g)", a.lambda));
   if (a.html && !a.out)
     return c1d_cmd_error("explain", c1d_fail(C1D_ERR_USAGE, "--html needs --out DIR (the page is DIR/report.html)"));
-  c1d_run_config_default(&cfg);
-  cfg.lambda = a.lambda;
+  c1d_explain_config(&cfg, a.lambda); /* libconvlab's configuration too (lib/convlab.c) */
   cfg.progress = isatty(2);
+  cfg.progress_who = "convlab explain";
   if (a.oracle && (st = c1d_oracle_parse(a.oracle, &cfg.oracle)) != C1D_OK)
     return c1d_cmd_error("explain", st);
   /* Each y is scored by the runner like any row: same oracle, same metrics, same explainer. */
   st = load_inputs(&a, &files, &cfg, &est);
-  if (st == C1D_OK && !a.estimate && (st = c1d_run(&cfg, &res)) == C1D_OK) {
-    suggest(&cfg, &files, &res, sug);
+  if (st == C1D_OK && !a.estimate && (st = c1d_explain_outputs(&cfg, &res, sug)) == C1D_OK)
     st = emit(&a, argc, argv, &cfg, &files, &res, sug);
-  }
   if (st != C1D_OK) code = c1d_cmd_error("explain", st);
   c1d_run_results_free(&res);
   c1d_user_files_free(&files);

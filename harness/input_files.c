@@ -10,6 +10,7 @@
 
 #include "harness/escape.h"
 #include "harness/safetensors.h"
+#include "reference/dtype.h"
 
 enum { ROLE_X, ROLE_W, ROLE_B, ROLE_S, ROLE_Y, ROLES };
 
@@ -335,6 +336,51 @@ c1d_status c1d_input_case_read(const char *path, const c1d_input_problem *pb, c1
   memset(t, 0, sizeof *t);
   c1d_status st = c1d_input_case_shape(path, pb, s, &f);
   return st == C1D_OK ? c1d_input_case_load(path, &f, s, t) : st;
+}
+
+// --- tensors in memory (libconvlab) -------------------------------------------------------------
+
+c1d_status c1d_input_shapes_derive(const c1d_tensor_shape t[5], const c1d_input_problem *pb, c1d_shape *s) {
+  static const char *const roles[ROLES] = {"x", "w", "b", "initial_states", "y"};
+  tensor_desc d[ROLES];
+  for (int r = 0; r < ROLES; r++) {
+    d[r] = (tensor_desc){.role = roles[r], .present = t[r].ndim > 0, .ndim = t[r].ndim, .dtype = t[r].dtype};
+    memcpy(d[r].shape, t[r].shape, sizeof d[r].shape);
+  }
+  if (!d[ROLE_X].present || !d[ROLE_W].present)
+    return c1d_fail(C1D_ERR_INVALID_SHAPE, "%s has no shape (x and w are required)", d[ROLE_X].present ? "w" : "x");
+  return derive(d, pb, NULL, s);
+}
+
+/* count elements of type d at v as float32 values in a new array (*out), exact for every type. */
+static c1d_status widen(const char *role, c1d_dtype d, const void *v, int64_t count, float **out) {
+  *out = malloc((size_t)(count > 0 ? count : 1) * sizeof **out);
+  if (!*out) return c1d_fail(C1D_ERR_NO_MEMORY, "out of memory copying %s (%lld elements)", role, (long long)count);
+  if (d == C1D_DTYPE_F32) {
+    memcpy(*out, v, (size_t)count * sizeof **out);
+    return C1D_OK;
+  }
+  const uint16_t *h = v;
+  for (int64_t i = 0; i < count; i++)
+    (*out)[i] = d == C1D_DTYPE_BF16 ? c1d_bf16_bits_to_float(h[i]) : c1d_f16_bits_to_float(h[i]);
+  return C1D_OK;
+}
+
+c1d_status c1d_input_memory_load(const c1d_input_memory *m, const c1d_shape *s, c1d_input_tensors *t) {
+  memset(t, 0, sizeof *t);
+  const int nlc = s->layout == C1D_LAYOUT_NLC;
+  const struct { const char *role; const void *v; c1d_dtype d; int64_t n; float **out; } in[4] = {
+      {"x", m->x, s->dt.x, c1d_x_count(s), &t->x}, {"w", m->w, s->dt.w, c1d_w_count(s), &t->w},
+      {"b", m->b, s->dt.b, c1d_b_count(s), &t->b}, {"initial_states", m->s, s->dt.s, c1d_s_count(s), &t->s}};
+  c1d_status st = C1D_OK;
+  for (int i = 0; i < 4 && st == C1D_OK; i++)
+    if (in[i].v && (st = widen(in[i].role, in[i].d, in[i].v, in[i].n, in[i].out)) == C1D_OK)
+      st = check_finite(in[i].role, *in[i].out, in[i].n); /* in the order given, as a file's */
+  if (st == C1D_OK && m->y) st = widen("y", s->dt.y, m->y, c1d_y_count(s), &t->y);
+  if (st == C1D_OK && nlc) st = to_channel_first(&t->x, s->N, s->L, s->C);
+  if (st == C1D_OK && nlc && t->y) st = to_channel_first(&t->y, s->N, s->L, s->O);
+  if (st != C1D_OK) c1d_input_tensors_free(t);
+  return st;
 }
 
 void c1d_input_tensors_free(c1d_input_tensors *t) {

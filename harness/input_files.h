@@ -82,6 +82,30 @@ c1d_status c1d_input_case_load(const char *path, c1d_st_file *f, const c1d_shape
 c1d_status c1d_input_case_read(const char *path, const c1d_input_problem *pb, c1d_shape *s,
                                c1d_input_tensors *t);
 
+/* One tensor's shape and type as the checks see it; ndim 0 for a tensor not given. */
+typedef struct c1d_tensor_shape {
+  int ndim;
+  int64_t shape[C1D_NPY_MAX_DIMS];
+  c1d_dtype dtype;
+} c1d_tensor_shape;
+
+/* Derives *s from the shapes of x, w, b, s (the initial states) and y (t[0..4], b and s optional, y
+ * optional) for problem pb, as from files (the same rules and messages, each tensor named by its role:
+ * "w has C=3 but x has C=4"). Fails as c1d_input_files_shape_of does. */
+c1d_status c1d_input_shapes_derive(const c1d_tensor_shape t[5], const c1d_input_problem *pb, c1d_shape *s);
+
+/* A user's tensors in memory (libconvlab), each in its type of the shape's dt (f32: float; bf16, f16:
+ * their uint16_t bits), x and y in the shape's layout, w (O, C/G, K), b (O), s (N, C, (K-1)*D); b NULL
+ * iff the shape has no bias, s NULL iff no states. Borrowed. */
+typedef struct c1d_input_memory {
+  const void *x, *w, *b, *s, *y;
+} c1d_input_memory;
+
+/* Converts m for the validated shape s into float32 (N, C, L) host arrays in *t (y into t->y), checked as
+ * files are: C1D_ERR_NONFINITE naming the tensor and its first bad element, in the order given, of x, w,
+ * b or s ("x: element 3 is nan; inputs must be finite"), or C1D_ERR_NO_MEMORY; then *t holds nothing. */
+c1d_status c1d_input_memory_load(const c1d_input_memory *m, const c1d_shape *s, c1d_input_tensors *t);
+
 /* Frees what load allocated; NULL does nothing. */
 void c1d_input_tensors_free(c1d_input_tensors *t);
 

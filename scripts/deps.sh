@@ -21,12 +21,14 @@ purpose=${1:-run}
 #                            tests/test_power.c)
 #   python3-pytest           pytest, for the Python helper's use in a test suite (convlab.assert_rounding_only
 #                            in a pytest test, as the README shows)
+#   pkg-config               the install check (scripts/install_check.sh): the example user project
+#                            (examples/criterion-user) finds the installed libconvlab through convlab.pc
 #   clang, libclang-rt-dev, libomp-dev   the fuzz targets (libFuzzer and the sanitizers' runtimes come
 #                            with clang's runtime libraries; clang's OpenMP for the code they link)
 packages=(cmake gcc g++ make libcjson-dev libopenblas-dev libdnnl-dev libblis-dev libcriterion-dev)
 if [ "$purpose" = test ]; then
   packages+=(python3-numpy python3-nbconvert python3-ipykernel python3-matplotlib chromium fonts-dejavu-core
-             python3-torch python3-pytest)
+             python3-torch python3-pytest pkg-config)
 elif [ "$purpose" = power ]; then
   packages+=(python3-numpy python3-torch)
 fi

@@ -1,10 +1,11 @@
 /* The Python helper (python/convlab, `import convlab`) as a PyTorch user meets it: tests/python/
- * test_helper.py runs with Debian's /usr/bin/python3 and python3-torch against the built convlab
- * (CONVLAB) and the package in the repository (PYTHONPATH=python). Each group of its unittest cases is
+ * test_helper.py runs with Debian's /usr/bin/python3 and python3-torch against the built libconvlab
+ * (CONVLAB_LIB, which explain() calls), the built convlab (CONVLAB, for the cases save_case writes) and
+ * the package in the repository (PYTHONPATH=python). Each group of its unittest cases is
  * one test here: real PyTorch CPU convolutions (fp32 dense, grouped and depthwise; bf16 depthwise with
  * SiLU and states by concatenation, in both layouts) explained as rounding, planted bugs (products
  * rounded to bf16 before the sum, an offset on one channel, states ignored) found where they are, and
- * clear errors (convlab missing, a float64 tensor, shapes that do not fit, a NaN). */
+ * clear errors (libconvlab missing, a float64 tensor, shapes that do not fit, a NaN). */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,13 @@ static int spawn(const char *const *argv) {
   snprintf(log, sizeof log, "%s/log", dir);
   setenv("PYTHONPATH", C1D_SOURCE_DIR "/python", 1);
   setenv("CONVLAB", C1D_TEST_CONVLAB, 1);
+  setenv("CONVLAB_LIB", C1D_BINARY_DIR "/lib/libconvlab.so", 1); /* explain() calls the library */
+#ifdef C1D_SANITIZER_PRELOAD
+  /* The sanitizer build's library in an uninstrumented Python: the runtimes preloaded, leaks not counted
+   * (Python's own allocations at exit are no finding; test_library counts the library's). */
+  setenv("LD_PRELOAD", C1D_SANITIZER_PRELOAD, 1);
+  setenv("ASAN_OPTIONS", "detect_leaks=0:allocator_may_return_null=1", 1);
+#endif
   return c1d_test_spawn(argv, log, NULL);
 }
 

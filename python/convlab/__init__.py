@@ -5,9 +5,9 @@
     r["verdict"], r["where"], r["reason"]
     convlab.save_case("case.safetensors", x, w, y, b)   # for `convlab explain --case case.safetensors`
 
-explain() writes x, w, b, the initial states and y (torch tensors or NumPy arrays, each float32, bfloat16
-or float16: their types are the problem's) to one safetensors file in a temporary directory, runs
-`convlab explain --case FILE --json` on it, and returns the JSON object it prints: "verdict"
+explain() hands x, w, b, the initial states and y (torch tensors or NumPy arrays, each float32, bfloat16
+or float16: their types are the problem's) to libconvlab through ctypes, in this process, and returns the
+JSON object that `convlab explain --json` prints for them (the library runs the program's code): "verdict"
 (fp32-rounding, tf32-inputs, reduced-precision, bug-localized, bug-global, non-finite, inconclusive),
 "where" (for reduced-precision: inputs, products, accumulation or output), "reason", "region",
 "decision", "evidence", "problem", and "suggestion" where an output called a bug is rounding under one
@@ -39,24 +39,19 @@ report.json (a dict), report.csv, report.txt, report.html and the saved outputs 
 set read through its commit link, and the outputs' run id checked against the report's (SetMismatch when
 they come from different runs). read_reports and read_saved_outputs read one set each.
 
-convlab itself is found beside this package (../../build/harness/convlab), or where $CONVLAB says.
+libconvlab is found beside this package (../../build/lib/libconvlab.so), or where $CONVLAB_LIB says;
+convlab_path() finds the program, for the cases save_case writes (../../build/harness/convlab, or $CONVLAB).
 """
 
-import json
 import operator
 import os
-import subprocess
-import tempfile
 
-from . import _safetensors
+from . import _library, _safetensors
+from ._library import ConvlabError
 from ._reports import SetMismatch, read_reports, read_run, read_saved_outputs
 
 __all__ = ["explain", "assert_rounding_only", "save_case", "convlab_path", "ConvlabError", "read_run",
            "read_reports", "read_saved_outputs", "SetMismatch"]
-
-
-class ConvlabError(RuntimeError):
-    """convlab is missing, or failed for a reason other than the tensors given."""
 
 
 def convlab_path():
@@ -170,7 +165,7 @@ def explain(x, w, y, b=None, *, groups=1, dilation=1, activation=None, initial_s
     activation: None (or "none") or "silu". initial_states: (N, C, (K-1)*D), the history before t = 0.
     (x, w, b, y), F.conv1d's order, is taken as such; y= and b= work by name.
     TypeError or ValueError for tensors that are not float32/bfloat16/float16, hold no values (the meta
-    device) or do not fit together (convlab's one-line reason), ConvlabError when convlab is missing or
+    device) or do not fit together (convlab's one-line reason), ConvlabError when libconvlab is missing or
     fails.
     """
     y, b = _output_and_bias(y, b, "convlab.explain")
@@ -181,28 +176,8 @@ def explain(x, w, y, b=None, *, groups=1, dilation=1, activation=None, initial_s
         raise ValueError(f"activation must be None, 'none' or 'silu' (got {activation!r})")
     if layout not in ("ncl", "nlc"):
         raise ValueError(f"layout must be 'ncl' or 'nlc' (got {layout!r})")
-    program = convlab_path()
-    args = ["--dilation", str(dilation)]
-    if groups != 1:
-        args += ["--groups", str(groups)]
-    if activation == "silu":
-        args += ["--activation", "silu"]
-    if layout != "ncl":
-        args += ["--layout", layout]
-    with tempfile.TemporaryDirectory(prefix="convlab-") as tmp:
-        case = os.path.join(tmp, "case.safetensors")
-        save_case(case, x, w, y, b, initial_states)
-        done = subprocess.run([program, "explain", "--case", case, "--json"] + args, capture_output=True,
-                              text=True)
-    message = done.stderr.strip().replace(case, "the tensors")
-    if done.returncode == 2 or (done.returncode == 1 and case in done.stderr):
-        raise ValueError(message)  # an argument convlab refuses, or tensors it cannot use (shapes, NaN)
-    if done.returncode != 0:
-        raise ConvlabError(message or f"convlab exited with status {done.returncode}")
-    try:
-        return json.loads(done.stdout)
-    except json.JSONDecodeError as e:
-        raise ConvlabError(f"convlab printed no JSON object ({e}): {done.stdout[:200]!r}") from None
+    tensors = {"x": x, "w": w, "b": b, "initial_states": initial_states, "y": y}
+    return _library.explain(tensors, dilation, groups, "silu" if activation == "silu" else None, layout)
 
 
 def assert_rounding_only(x, w, y, b=None, *, groups=1, dilation=1, activation=None, initial_states=None,

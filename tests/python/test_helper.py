@@ -1,7 +1,8 @@
 """The Python helper (python/convlab) against real PyTorch CPU convolutions and planted bugs.
 
-Run by tests/test_python.c with Debian's /usr/bin/python3 (python3-torch), PYTHONPATH=python and
-CONVLAB=the built program; by hand from the repository root:
+Run by tests/test_python.c with Debian's /usr/bin/python3 (python3-torch), PYTHONPATH=python,
+CONVLAB_LIB=the built libconvlab.so and CONVLAB=the built program (for the cases save_case writes); by
+hand from the repository root:
 
     PYTHONPATH=python /usr/bin/python3 -m unittest tests/python/test_helper.py
 
@@ -303,18 +304,18 @@ class ClearErrors(unittest.TestCase):
         self.w = conv_init(3, 4, 2, fan_in=8, generator=g)
         self.y = causal(self.x, self.w)
 
-    def test_a_missing_convlab_is_named(self):
-        old = os.environ.get("CONVLAB")
-        os.environ["CONVLAB"] = "/nonexistent/convlab"
+    def test_a_missing_libconvlab_is_named(self):
+        old = os.environ.get("CONVLAB_LIB")
+        os.environ["CONVLAB_LIB"] = "/nonexistent/libconvlab.so"
         try:
             with self.assertRaises(convlab.ConvlabError) as caught:
                 convlab.explain(self.x, self.w, self.y)
-            self.assertIn("/nonexistent/convlab", str(caught.exception))
+            self.assertIn("/nonexistent/libconvlab.so", str(caught.exception))
         finally:
             if old is None:
-                del os.environ["CONVLAB"]
+                del os.environ["CONVLAB_LIB"]
             else:
-                os.environ["CONVLAB"] = old
+                os.environ["CONVLAB_LIB"] = old
 
     def test_a_float64_tensor_is_refused_by_name(self):
         with self.assertRaises(TypeError) as caught:
