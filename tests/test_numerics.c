@@ -10,6 +10,7 @@
 #include "numerics/bounds.h"
 #include "numerics/histogram.h"
 #include "numerics/metrics.h"
+#include "numerics/regions.h"
 #include "numerics/ulp.h"
 
 static float f(uint32_t bits) { return c1d_bits_float(bits); }
@@ -299,4 +300,88 @@ Test(metrics, give_the_same_bits_whatever_the_thread_count) {
   }
   free(cand);
   free(ref);
+}
+
+// --- naming the marked elements (numerics/regions.c) -----------------------------------------------
+
+/* Marks for a layout of N batches, O channels in G groups, L positions: set, then named. */
+typedef struct marks {
+  c1d_layout lay;
+  unsigned char *m;
+} marks;
+
+static marks marks_new(int64_t N, int64_t O, int64_t L, int64_t G) {
+  marks k = {.lay = {.N = N, .O = O, .L = L, .K = 4, .D = 1, .pad = 3, .groups = G}};
+  k.m = calloc((size_t)(N * O * L), 1);
+  cr_assert_not_null(k.m);
+  return k;
+}
+
+static void mark(marks *k, int64_t n, int64_t o, int64_t t) { k->m[(n * k->lay.O + o) * k->lay.L + t] = 1; }
+
+static c1d_region named(marks *k) {
+  c1d_region r;
+  cr_assert_eq(c1d_describe_marks(k->m, &k->lay, k->lay.N * k->lay.O * k->lay.L, &r), 0);
+  free(k->m);
+  return r;
+}
+
+Test(regions, one_batch_beside_a_few_strays_is_that_batch) {
+  marks k = marks_new(2, 16, 256, 1);
+  for (int64_t o = 0; o < 16; o++)
+    for (int64_t t = 10; t < 256; t += 2) mark(&k, 1, o, t); /* 48 % of batch 1 */
+  mark(&k, 0, 3, 100), mark(&k, 0, 9, 201);                   /* the fit's own tails elsewhere */
+  const c1d_region r = named(&k);
+  cr_assert_eq(r.cls, C1D_REGION_BATCHES, "%s", r.kind);
+  cr_assert_str_eq(r.kind, "batch 1");
+}
+
+Test(regions, one_group_beside_a_few_strays_is_that_group) {
+  marks k = marks_new(2, 32, 128, 4); /* 4 groups of 8 channels */
+  for (int64_t n = 0; n < 2; n++)
+    for (int64_t o = 16; o < 24; o++)
+      for (int64_t t = 0; t < 128; t += 5) mark(&k, n, o, t); /* 20 % of group 2: too few */
+  c1d_region r = named(&k);
+  cr_assert_neq(r.cls, C1D_REGION_CHANNELS, "a fifth of a group is not the group: %s", r.kind);
+  k = marks_new(2, 32, 128, 4);
+  for (int64_t n = 0; n < 2; n++)
+    for (int64_t o = 16; o < 24; o++)
+      for (int64_t t = 0; t < 128; t += 5) mark(&k, n, o, t), mark(&k, n, o, (t + 1) % 128); /* 40 % */
+  mark(&k, 0, 2, 50), mark(&k, 1, 30, 7);
+  r = named(&k);
+  cr_assert_eq(r.cls, C1D_REGION_CHANNELS, "%s", r.kind);
+  cr_assert_str_eq(r.kind, "group 2 of 8 channels");
+}
+
+Test(regions, one_position_beside_a_stray_on_its_seam_residue_is_that_position) {
+  marks k = marks_new(2, 32, 512, 1);
+  for (int64_t n = 0; n < 2; n++)
+    for (int64_t o = 0; o < 32; o++) mark(&k, n, o, 37);
+  mark(&k, 1, 4, 37 + 64); /* one stray, the same residue modulo the tile width */
+  const c1d_region r = named(&k);
+  cr_assert_eq(r.cls, C1D_REGION_POSITIONS, "%s", r.kind);
+  cr_assert_str_eq(r.kind, "position 37");
+}
+
+Test(regions, tile_seams_and_scattered_tails_keep_their_names) {
+  marks k = marks_new(2, 16, 256, 1);
+  for (int64_t n = 0; n < 2; n++)
+    for (int64_t o = 0; o < 16; o++)
+      for (int64_t t = 5; t < 256; t += 32) mark(&k, n, o, t); /* every tile's position 5 */
+  c1d_region r = named(&k);
+  cr_assert_eq(r.cls, C1D_REGION_TILE_SEAMS, "%s", r.kind);
+  k = marks_new(2, 16, 256, 4);
+  mark(&k, 0, 1, 17), mark(&k, 1, 6, 200), mark(&k, 1, 13, 90); /* tails: a mark in thousands */
+  r = named(&k);
+  cr_assert_eq(r.cls, C1D_REGION_SCATTERED, "%s", r.kind);
+}
+
+Test(regions, a_third_of_one_channel_beside_a_stray_is_that_channel) {
+  marks k = marks_new(2, 24, 180, 24); /* depthwise: a group is one channel */
+  for (int64_t n = 0; n < 2; n++)
+    for (int64_t t = 0; t < 180; t += 2) mark(&k, n, 9, t); /* half of channel 9's elements */
+  mark(&k, 1, 20, 33);
+  const c1d_region r = named(&k);
+  cr_assert_eq(r.cls, C1D_REGION_CHANNELS, "%s", r.kind);
+  cr_assert_str_eq(r.kind, "channel 9");
 }
