@@ -8,15 +8,6 @@ void conv1d(const float *x, const float *w, const float *b, float *y, int N, int
   for (int n = 0; n < N; n++)
     for (int o = 0; o < O; o++)
       for (int t0 = 0; t0 < L; t0 += CONV1D_TILE)
-        for (int t = t0; t < t0 + CONV1D_TILE && t < L; t++) {
-          float acc = b[o];
-          for (int c = 0; c < C; c++)
-            for (int k = 0; k < K; k++) {
-              const int src = t - (K - 1 - k) * D;
-              if (src < 0) continue; /* the causal zeros */
-              const float v = x[((long)n * C + c) * L + src];
-              acc += w[((long)o * C + c) * K + k] * (k == 0 ? staged(v, o, c, t) : v);
-            }
-          y[((long)n * O + o) * L + t] = acc;
-        }
+        for (int t = t0; t < t0 + CONV1D_TILE && t < L; t++)
+          y[((long)n * O + o) * L + t] = conv1d_output(x, w, b, n, o, t, C, L, K, D);
 }

@@ -49,4 +49,19 @@ static inline CONV1D_HD float staged(float v, int o, int c, int t) {
   return v;
 }
 
+/* One output y[n, o, t]: b[o], then the products of c and k in order, each added in float32 (the
+ * order both kernels keep; nvcc with --fmad=false, gcc without -mfma: no fused multiply-add). */
+static inline CONV1D_HD float conv1d_output(const float *x, const float *w, const float *b, int n, int o, int t,
+                                            int C, int L, int K, int D) {
+  float acc = b[o];
+  for (int c = 0; c < C; c++)
+    for (int k = 0; k < K; k++) {
+      const int src = t - (K - 1 - k) * D;
+      if (src < 0) continue; /* the causal zeros */
+      const float v = x[((long)n * C + c) * L + src];
+      acc += w[((long)o * C + c) * K + k] * (k == 0 ? staged(v, o, c, t) : v);
+    }
+  return acc;
+}
+
 #endif
