@@ -57,7 +57,7 @@ test: deps-test
 	@if [ -f $(BUILD)/Testing/Temporary/CTestCostData.txt ]; then \
 	  awk '/^---/{exit} NF==3{s+=$$3} END{printf "make test: the suites took %.0f s here last time (added up; they run $(JOBS) at a time)\n", s}' \
 	    $(BUILD)/Testing/Temporary/CTestCostData.txt; \
-	else echo "make test: builds everything, then every suite: about 3.5 min on an idle 2-core machine"; fi
+	else echo "make test: builds everything, then every suite: about 4 min on an idle 2-core machine"; fi
 	@$(MAKE) --no-print-directory build
 	cd $(BUILD) && ctest --verbose -j $(JOBS) --timeout 1500
 
