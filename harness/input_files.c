@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "harness/escape.h"
+#include "harness/packing.h"
 #include "harness/safetensors.h"
-#include "reference/dtype.h"
 
 enum { ROLE_X, ROLE_W, ROLE_B, ROLE_S, ROLE_Y, ROLES };
 
@@ -356,13 +356,7 @@ c1d_status c1d_input_shapes_derive(const c1d_tensor_shape t[5], const c1d_input_
 static c1d_status widen(const char *role, c1d_dtype d, const void *v, int64_t count, float **out) {
   *out = malloc((size_t)(count > 0 ? count : 1) * sizeof **out);
   if (!*out) return c1d_fail(C1D_ERR_NO_MEMORY, "out of memory copying %s (%lld elements)", role, (long long)count);
-  if (d == C1D_DTYPE_F32) {
-    memcpy(*out, v, (size_t)count * sizeof **out);
-    return C1D_OK;
-  }
-  const uint16_t *h = v;
-  for (int64_t i = 0; i < count; i++)
-    (*out)[i] = d == C1D_DTYPE_BF16 ? c1d_bf16_bits_to_float(h[i]) : c1d_f16_bits_to_float(h[i]);
+  c1d_unpack_tensor(*out, v, d, 1, 1, count, 0);
   return C1D_OK;
 }
 

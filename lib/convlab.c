@@ -241,16 +241,19 @@ convlab_status convlab_problem_set_dtype(convlab_problem *p, convlab_tensor tens
 
 // --- the verdict -----------------------------------------------------------------------------------
 
+/* The tensors of a call, in the order of convlab_explain's arguments. */
+static const char *const tensor_names[5] = {"x", "w", "b", "initial_states", "y"};
+
 /* The tensors the problem needs are given, and only those: a pointer too many is a mistake too (a bias
  * passed to a problem declared without one would be silently left out of the verdict). */
 static convlab_status check_pointers(const c1d_shape *s, const void *const v[5]) {
-  static const char *const names[5] = {"x", "w", "b", "initial_states", "y"};
   const int needed[5] = {1, 1, s->bias, s->states, 1};
   static const char *const how[5] = {"", "", " (convlab_problem_set_bias)", " (convlab_problem_set_initial_states)", ""};
   for (int i = 0; i < 5; i++) {
-    if (needed[i] && !v[i]) return fail(CONVLAB_ERR_INVALID_ARGUMENT, "%s is NULL but the problem needs it%s", names[i], how[i]);
+    if (needed[i] && !v[i])
+      return fail(CONVLAB_ERR_INVALID_ARGUMENT, "%s is NULL but the problem needs it%s", tensor_names[i], how[i]);
     if (!needed[i] && v[i])
-      return fail(CONVLAB_ERR_INVALID_ARGUMENT, "%s is given but the problem has none%s", names[i], how[i]);
+      return fail(CONVLAB_ERR_INVALID_ARGUMENT, "%s is given but the problem has none%s", tensor_names[i], how[i]);
   }
   return CONVLAB_OK;
 }
@@ -341,13 +344,12 @@ convlab_status convlab_explain(const convlab_problem *p, const void *x, const vo
   c1d_status st = c1d_run_check_memory(&cfg, "this problem"); /* before anything is copied */
   if (st != C1D_OK) return failed(st);
 
-  static const char *const names[5] = {"x", "w", "b", "initial_states", "y"};
   const int64_t counts[5] = {c1d_x_count(s), c1d_w_count(s), c1d_b_count(s), c1d_s_count(s), c1d_y_count(s)};
   const c1d_dtype types[5] = {s->dt.x, s->dt.w, s->dt.b, s->dt.s, s->dt.y};
   const void *host[5] = {NULL, NULL, NULL, NULL, NULL};
   for (int i = 0; i < 5 && st == C1D_OK; i++)
     if (given[i])
-      st = c1d_lib_host_view(given[i], (size_t)counts[i] * (size_t)c1d_dtype_size(types[i]), names[i], &host[i],
+      st = c1d_lib_host_view(given[i], (size_t)counts[i] * (size_t)c1d_dtype_size(types[i]), tensor_names[i], &host[i],
                              &c.owned[i]);
   const c1d_input_memory m = {host[0], host[1], host[2], host[3], host[4]};
   if (st == C1D_OK) st = c1d_input_memory_load(&m, s, &c.tensors);

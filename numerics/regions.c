@@ -103,19 +103,19 @@ static int group_region(const c1d_layout *lay, const unsigned char *fo, int64_t 
   return found;
 }
 
-/* A bug in a few parts (batches, or groups of channels) beside stray marks elsewhere: a bug moves the
- * fit, and the fit's own tails then mark an element or two in the other parts, which the rules below,
- * counting every marked part, read as scattered. The parts that hold their elements' marks densely (a
- * third or more of each part's `per_part` elements), at most `most` of the `parts` and not all, holding
- * STRAYS_MAX or less of the marks outside them: flagged in dense, their number returned (0: none). Tails
- * of a correct output (a mark in thousands) never fill a third of a part. */
+/* A bug in a few parts (batches, groups, channels or positions) beside stray marks elsewhere: a bug moves
+ * the fit, and the fit's own tails then mark an element or two in the other parts, which the rules below,
+ * counting every marked part, read as scattered. The parts that hold at least `share` of their
+ * `per_part` elements' marks, at most `most` of the `parts` and not all, holding all but STRAYS_MAX of
+ * the marks: flagged in dense, their number returned (0: none). Tails of a correct output (a mark in
+ * thousands) never fill a third, or a quarter, of a part. */
 #define DENSE_PART 0.33
 #define STRAYS_MAX 0.05
-static int64_t dense_parts(const int64_t *marks_in, int64_t parts, int64_t per_part, int64_t most, int64_t count,
-                           unsigned char *dense) {
+static int64_t dense_parts(const int64_t *marks_in, int64_t parts, int64_t per_part, double share, int64_t most,
+                           int64_t count, unsigned char *dense) {
   int64_t n_dense = 0, inside = 0;
   for (int64_t i = 0; i < parts; i++) {
-    dense[i] = (double)marks_in[i] >= DENSE_PART * (double)per_part;
+    dense[i] = (double)marks_in[i] >= share * (double)per_part;
     n_dense += dense[i];
     inside += dense[i] ? marks_in[i] : 0;
   }
@@ -129,23 +129,15 @@ static int64_t dense_groups(const int64_t *o_marks, int64_t O, int64_t G, int64_
   const int64_t og = O / G;
   memset(g_marks, 0, (size_t)G * sizeof *g_marks);
   for (int64_t o = 0; o < O; o++) g_marks[o / og] += o_marks[o];
-  return dense_parts(g_marks, G, og * per_channel, G / 16 > 1 ? G / 16 : 1, count, dense);
+  return dense_parts(g_marks, G, og * per_channel, DENSE_PART, G / 16 > 1 ? G / 16 : 1, count, dense);
 }
 
-/* A bug at a few positions beside strays: positions reaching a quarter of the rows or more (as the
- * positions rule asks), at most max(4, L/64), holding all but STRAYS_MAX of the marks, and not a tile
- * seam's pattern (two or more on one residue: tile seams). Flagged in heavy, their number returned. */
+/* dense_parts over the positions: reaching a quarter of the rows or more (as the positions rule asks), at
+ * most max(4, L/64), and not a tile seam's pattern (two or more on one residue: tile seams). */
 static int64_t dominant_positions(const int64_t *t_rows, int64_t L, int64_t rows, int64_t count,
                                   unsigned char *heavy) {
-  int64_t n_heavy = 0, inside = 0;
-  for (int64_t t = 0; t < L; t++) {
-    heavy[t] = (double)t_rows[t] >= 0.25 * (double)rows;
-    n_heavy += heavy[t];
-    inside += heavy[t] ? t_rows[t] : 0;
-  }
-  const int ok = n_heavy > 0 && n_heavy < L && n_heavy <= (L / 64 > 4 ? L / 64 : 4) &&
-                 (double)(count - inside) <= STRAYS_MAX * (double)count && !one_residue(heavy, L);
-  return ok ? n_heavy : 0;
+  const int64_t k = dense_parts(t_rows, L, rows, 0.25, L / 64 > 4 ? L / 64 : 4, count, heavy);
+  return k > 0 && !one_residue(heavy, L) ? k : 0;
 }
 
 int64_t c1d_count_marks(const unsigned char *mark, int64_t M) {
@@ -180,12 +172,12 @@ int c1d_describe_marks(const unsigned char *mark, const c1d_layout *lay, int64_t
   int64_t *n_marks = calloc((size_t)N, sizeof *n_marks), *o_marks = calloc((size_t)O, sizeof *o_marks);
   const int64_t G = lay->groups > 1 && O % lay->groups == 0 ? lay->groups : 1;
   int64_t *g_marks = calloc((size_t)G, sizeof *g_marks);
-  unsigned char *dense = calloc((size_t)(N > G ? N : G), 1), *dense_t = calloc((size_t)L, 1);
-  unsigned char *dense_o = calloc((size_t)O, 1);
-  if (!fn || !fo || !ft || !tile_fill || !t_rows || !n_marks || !o_marks || !g_marks || !dense || !dense_t ||
-      !dense_o) {
+  /* the dense parts of whichever stray-tolerant rule is tried: batches, groups, channels or positions */
+  const int64_t most_parts = N > O ? (N > L ? N : L) : (O > L ? O : L);
+  unsigned char *dense = calloc((size_t)most_parts, 1);
+  if (!fn || !fo || !ft || !tile_fill || !t_rows || !n_marks || !o_marks || !g_marks || !dense) {
     free(fn), free(fo), free(ft), free(tile_fill), free(t_rows), free(n_marks), free(o_marks), free(g_marks);
-    free(dense), free(dense_t), free(dense_o);
+    free(dense);
     return -1;
   }
   int64_t count = 0;
@@ -230,7 +222,7 @@ int c1d_describe_marks(const unsigned char *mark, const c1d_layout *lay, int64_t
   const double row_reach = bad_t ? (double)reach / ((double)bad_t * (double)(N * O)) : 0.0;
 
   c1d_region_class cls = C1D_REGION_SCATTERED;
-  int64_t k_dense = 0; /* the dense parts of the rules that allow strays */
+  int64_t k_dense = 0; /* how many parts are dense (the rules that allow strays) */
   char kind[sizeof r->kind];
   snprintf(kind, sizeof kind, "scattered elements");
   if (count == 0) {
@@ -258,7 +250,7 @@ int c1d_describe_marks(const unsigned char *mark, const c1d_layout *lay, int64_t
   } else if (bad_n < N && bad_n <= (N / 4 > 1 ? N / 4 : 1) && (double)count >= 0.5 * (double)(bad_n * O * L)) {
     cls = C1D_REGION_BATCHES;
     name_list(kind, sizeof kind, "batch", "batches", r->n, bad_n);
-  } else if ((k_dense = dense_parts(n_marks, N, O * L, N / 4 > 1 ? N / 4 : 1, count, dense)) > 0) {
+  } else if ((k_dense = dense_parts(n_marks, N, O * L, DENSE_PART, N / 4 > 1 ? N / 4 : 1, count, dense)) > 0) {
     cls = C1D_REGION_BATCHES; /* one batch, strays elsewhere */
     char ranges[C1D_RANGES_LEN];
     c1d_format_ranges(dense, N, ranges, sizeof ranges);
@@ -268,19 +260,19 @@ int c1d_describe_marks(const unsigned char *mark, const c1d_layout *lay, int64_t
     char ranges[C1D_RANGES_LEN];
     c1d_format_ranges(dense, G, ranges, sizeof ranges);
     snprintf(kind, sizeof kind, "%s %.32s of %d channels", k_dense == 1 ? "group" : "groups", ranges, (int)(O / G));
-  } else if ((k_dense = dense_parts(o_marks, O, N * L, O / 16 > 1 ? O / 16 : 1, count, dense_o)) > 0) {
+  } else if ((k_dense = dense_parts(o_marks, O, N * L, DENSE_PART, O / 16 > 1 ? O / 16 : 1, count, dense)) > 0) {
     cls = C1D_REGION_CHANNELS; /* one channel (a depthwise group), a third of it or more, strays elsewhere */
     char ranges[C1D_RANGES_LEN];
-    c1d_format_ranges(dense_o, O, ranges, sizeof ranges);
+    c1d_format_ranges(dense, O, ranges, sizeof ranges);
     name_list(kind, sizeof kind, "channel", "channels", ranges, k_dense);
   } else if (tile_fill_mean >= 0.5 && tile_fraction <= 0.5 && touched > 0) {
     cls = C1D_REGION_TILE_BLOCKS;
     snprintf(kind, sizeof kind, "tile-aligned blocks (%lld of %d x %d)", (long long)touched,
              C1D_TILE_O, C1D_TILE_T);
-  } else if ((k_dense = dominant_positions(t_rows, L, N * O, count, dense_t)) > 0) {
+  } else if ((k_dense = dominant_positions(t_rows, L, N * O, count, dense)) > 0) {
     cls = C1D_REGION_POSITIONS; /* one position, strays elsewhere (one of them on its seam residue) */
     char ranges[C1D_RANGES_LEN];
-    c1d_format_ranges(dense_t, L, ranges, sizeof ranges);
+    c1d_format_ranges(dense, L, ranges, sizeof ranges);
     name_list(kind, sizeof kind, "position", "positions", ranges, k_dense);
   } else if (one_residue(ft, L)) {
     cls = C1D_REGION_TILE_SEAMS;
@@ -299,7 +291,7 @@ int c1d_describe_marks(const unsigned char *mark, const c1d_layout *lay, int64_t
   r->cls = cls;
   snprintf(r->kind, sizeof r->kind, "%s", kind);
   free(fn), free(fo), free(ft), free(tile_fill), free(t_rows), free(n_marks), free(o_marks), free(g_marks);
-  free(dense), free(dense_t), free(dense_o);
+  free(dense);
   return 0;
 }
 
