@@ -11,12 +11,14 @@
  *    vector by warp shuffles (lane 0, and the first vector of a row, read them from memory: x, the
  *    initial states, or zeros); the K taps index registers at compile-time offsets (K is a template
  *    parameter); V outputs leave as one 16-byte store (or two, or one 8-byte one, by y's type).
- *  - channel-last (N, L, C), C % V == 0, any D: a thread owns V adjacent channels over TT consecutive
- *    positions. D = 1: all TT + K - 1 rows it needs are loaded up front (16 bytes each, in flight
- *    together) and slide through a K-row window in registers; D > 1: the K tap rows of each position are
- *    loaded (16 bytes each; all but the newest are L1/L2 hits). Each position's V outputs: one store.
- *  - anything else (K > 8, unaligned rows, (N, C, L) with D > 1): one thread per output, reading in the
- *    layout's order (gpu/grouped_element.h), the same arithmetic.
+ *  - channel-last (N, L, C), C % V == 0, any D: a thread owns V adjacent channels over a strip of up to
+ *    64 consecutive positions (its weights loaded once). D = 1: the strip is walked TT = 4 rows at a
+ *    time, the next TT rows in flight while these compute, each row sliding through a K-row window in
+ *    registers; D > 1: the K tap rows of each position are loaded (16 bytes each; all but the newest are
+ *    L1/L2 hits). Each position's V outputs: one store.
+ *  - anything else (K > 8, unaligned rows, L % V != 0 in (N, C, L), (N, C, L) with D > 1): one thread per
+ *    output over y's flat index, reading in the layout's order (gpu/grouped_element.h), the same
+ *    arithmetic.
  * Element types: x's picks the vector width (a template parameter); w, b and s are read as scalars in
  * their own types; y is written in its type. Every element type combination (packed bf16/fp16 arrays).
  * The vector kernels are templates in gpu/dw_fast_kernels.h, instantiated per element type in
@@ -26,15 +28,15 @@
 
 // --- one thread per output -------------------------------------------------------------------------------
 
-/* x over the layout's fastest index (t for (N, C, L), c for channel-last), y over the other, z over n. */
+/* One thread per output over y's flat index, so that consecutive threads write consecutive elements
+ * in either layout, whatever the shape (L = 1 in (N, C, L) included). */
 template <bool NLC>
 __global__ void __launch_bounds__(DW_THREADS)
     dw_fast_element_kernel(const c1d_shape s, const void *__restrict__ x, const void *__restrict__ w,
                            const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y) {
-  C1D_FOR_BLOCK_Z(n, s.N)
-  C1D_FOR_BLOCK_Y(slow, NLC ? s.L : s.C)
-  for (int64_t fast = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; fast < (NLC ? s.C : s.L);
-       fast += (int64_t)gridDim.x * blockDim.x) {
+  const int64_t fast_n = NLC ? s.C : s.L, slow_n = NLC ? s.L : s.C, total = s.N * s.C * s.L;
+  for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < total; i += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t fast = i % fast_n, rest = i / fast_n, slow = rest % slow_n, n = rest / slow_n;
     const int64_t c = NLC ? fast : slow, t = NLC ? slow : fast;
     c1d_store_typed(y, s.dt.y, c1d_y_at_layout(s, NLC, n, c, t), c1d_grouped_output(s, NLC, x, w, b, st, n, c, t));
   }
@@ -56,6 +58,15 @@ static dim3 dw_block(int64_t along) {
   return dim3((unsigned)bx, (unsigned)(DW_THREADS / bx));
 }
 
+/* The channel-last strip: the longest (up to DW_NLC_STRIP positions) that still gives the device about
+ * 2^17 threads, but at least DW_NLC_MIN_STRIP: a thread loads its V*K weights once per strip, and strips
+ * of one chunk made those scalar loads the bottleneck (25 % of the copy at the anchor, issue 24). */
+static int64_t dw_nlc_strip(const c1d_shape *s, int V) {
+  int64_t strip = DW_NLC_STRIP;
+  while (strip > DW_NLC_MIN_STRIP && s->N * (s->C / V) * c1d_ceil_div(s->L, strip) < (INT64_C(1) << 17)) strip /= 2;
+  return strip;
+}
+
 static c1d_status launch_dw_fast(const c1d_shape *s, const float *x, const float *w, const float *b, float *y,
                                  c1d_exec *ex) {
   c1d_status st = C1D_OK;
@@ -66,22 +77,29 @@ static c1d_status launch_dw_fast(const c1d_shape *s, const float *x, const float
   cudaStream_t stream = c1d_stream_of(ex);
   dw_kernel_fn kernel = NULL;
   const bool dilated = s->D > 1 && s->K > 1;
-  if (vectors && !nlc && s->L % V == 0 && !dilated) {
+  if (vectors && !nlc && s->L % V == 0 && !dilated && s->L / V >= DW_NCL_SHORT_ROW) {
     kernel = dw_pick_for(s->dt.x, DW_NCL, s->K);
-    const dim3 block = dw_block(c1d_ceil_div(s->L / V, DW_NCL_VECTORS));
-    const dim3 grid = c1d_grid(c1d_ceil_div(s->L / V, (int64_t)block.x * DW_NCL_VECTORS),
+    const int U = dw_ncl_vectors(V, (int)s->K);
+    const dim3 block = dw_block(c1d_ceil_div(s->L / V, U));
+    const dim3 grid = c1d_grid(c1d_ceil_div(s->L / V, (int64_t)block.x * U),
                                c1d_ceil_div(s->N * s->C, block.y), 1);
-    kernel<<<grid, block, 0, stream>>>(*s, x, w, b, states, y);
+    kernel<<<grid, block, 0, stream>>>(*s, x, w, b, states, y, 0);
     C1D_LAUNCHED("dw_fast_ncl_kernel");
+  } else if (vectors && !nlc && s->L % V == 0 && !dilated) {
+    kernel = dw_pick_for(s->dt.x, DW_NCL_SHORT, s->K);
+    const dim3 grid = c1d_grid(c1d_ceil_div(s->N * s->C * (s->L / V), DW_THREADS), 1, 1);
+    kernel<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y, 0);
+    C1D_LAUNCHED("dw_fast_ncl_short_kernel");
   } else if (vectors && nlc && s->C % V == 0) {
     kernel = dw_pick_for(s->dt.x, dilated ? DW_NLC_DILATED : DW_NLC, s->K);
+    const int64_t strip = dw_nlc_strip(s, V);
     const dim3 block = dw_block(s->C / V);
     const dim3 grid =
-        c1d_grid(c1d_ceil_div(s->C / V, block.x), c1d_ceil_div(c1d_ceil_div(s->L, DW_NLC_RUN), block.y), s->N);
-    kernel<<<grid, block, 0, stream>>>(*s, x, w, b, states, y);
+        c1d_grid(c1d_ceil_div(s->C / V, block.x), c1d_ceil_div(c1d_ceil_div(s->L, strip), block.y), s->N);
+    kernel<<<grid, block, 0, stream>>>(*s, x, w, b, states, y, strip);
     C1D_LAUNCHED("dw_fast_nlc_kernel");
   } else {
-    const dim3 grid = c1d_grid(c1d_ceil_div(nlc ? s->C : s->L, DW_THREADS), nlc ? s->L : s->C, s->N);
+    const dim3 grid = c1d_grid(c1d_ceil_div(s->N * s->C * s->L, DW_THREADS), 1, 1);
     if (nlc)
       dw_fast_element_kernel<true><<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y);
     else

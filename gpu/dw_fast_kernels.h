@@ -12,9 +12,14 @@
 #include "gpu/launch.h"
 
 #define DW_THREADS 256
-#define DW_NCL_VECTORS 2 /* 16-byte vectors per thread on the (N, C, L) path */
+/* 16-byte vectors per thread on the (N, C, L) path: four, or two where the history spans two vectors
+ * (fp32, K >= 6: four made ptxas put 4 bytes on the stack). */
+static constexpr __host__ __device__ int dw_ncl_vectors(int V, int K) { return (K - 1 + V - 1) / V > 1 ? 2 : 4; }
+#define DW_NCL_SHORT_ROW 64  /* rows of fewer vectors take the flat (N, C, L) kernel */
 #define DW_MAX_K 8       /* the vector paths' template range */
-#define DW_NLC_RUN 4     /* positions per thread on the channel-last path */
+#define DW_NLC_RUN 4     /* positions per chunk (rows in flight per thread) on the channel-last path */
+#define DW_NLC_STRIP 64  /* the longest strip of positions a channel-last thread walks */
+#define DW_NLC_MIN_STRIP 16 /* and the shortest the launcher picks */
 
 template <int TX>
 struct dw_vec {
@@ -22,7 +27,7 @@ struct dw_vec {
   static constexpr int BYTES = TX == C1D_DTYPE_F32 ? 4 : 2;
   /* Blocks per SM the channel-last kernels are built for: two (128 registers) while V*K weights and a
    * K-row window fit, one beyond (no spills either way: checked with -Xptxas -v). */
-  static constexpr int NLC_BLOCKS(int K) { return V * K > 40 ? 1 : 2; }
+  static constexpr int NLC_BLOCKS(int K) { return V * K > 32 ? 1 : 2; }
 };
 
 // --- 16-byte vectors ---------------------------------------------------------------------------------
@@ -98,56 +103,103 @@ static __device__ __forceinline__ void dw_outputs(const c1d_shape &s, const floa
 
 // --- (N, C, L), D = 1 or K = 1 -------------------------------------------------------------------------
 
+/* The window of vector vi of row `row` (x's elements t0 - H .. t0 + V - 1, t0 = vi * V) as floats, from
+ * its own raw vector and the P raw vectors before it (prev[p-1] = vector vi - p); before t = 0 (vi < P)
+ * the initial states or zeros, read one by one. */
+template <int TX, int K>
+static __device__ __forceinline__ void dw_ncl_window(const c1d_shape &s, const void *x, const void *st, int64_t n,
+                                                     int64_t c, int64_t vi, const uint4 &own, const uint4 *prev,
+                                                     float *win) {
+  constexpr int V = dw_vec<TX>::V, P = (K - 1 + V - 1) / V, H = P * V;
+  dw_unpack<TX>(own, win + H);
+#pragma unroll
+  for (int p = 1; p <= P; p++) dw_unpack<TX>(prev[p - 1], win + H - p * V);
+  if (H > 0 && vi < P) {
+    const int64_t t0 = vi * V;
+#pragma unroll
+    for (int i = 0; i < H; i++) win[i] = t0 - H + i >= -(K - 1) ? c1d_xs_typed(s, false, x, st, n, c, t0 - H + i) : 0.0f;
+  }
+}
+
+/* Long rows: a warp's lanes hold consecutive vectors of one row, U per thread, every load in flight before
+ * the first use; the P vectors before a lane's come from the lanes before it by warp shuffles, and lanes
+ * 0 .. P-1 load theirs (one 16-byte load each, issued with the others). */
 template <int TX, int K>
 __global__ void __launch_bounds__(DW_THREADS)
     dw_fast_ncl_kernel(const c1d_shape s, const void *__restrict__ x, const void *__restrict__ w,
-                       const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y) {
-  constexpr int V = dw_vec<TX>::V, U = DW_NCL_VECTORS;
+                       const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y,
+                       int64_t /* strip: unused */) {
+  constexpr int V = dw_vec<TX>::V, U = dw_ncl_vectors(V, K);
   constexpr int P = (K - 1 + V - 1) / V, H = P * V; /* vectors / elements of history before a vector */
   const int64_t LV = s.L / V, rows = s.N * s.C;
   const int lane = threadIdx.x & 31;
   /* blockDim.x is a multiple of 32: a warp shares its row, and its lanes hold consecutive vectors. */
   for (int64_t row = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; row < rows;
        row += (int64_t)gridDim.y * blockDim.y) {
-    const int64_t n = row / s.C, c = row % s.C;
-    float wk[K];
-#pragma unroll
-    for (int k = 0; k < K; k++) wk[k] = c1d_load_typed(w, s.dt.w, c1d_w_index(&s, c, c, k));
-    const float bias = s.bias ? c1d_load_typed(b, s.dt.b, c) : 0.0f;
+    const int64_t n = row / s.C, c = row - n * s.C;
     const unsigned char *xr = (const unsigned char *)x + row * s.L * dw_vec<TX>::BYTES;
     for (int64_t v0 = (int64_t)blockIdx.x * blockDim.x * U; v0 < LV; v0 += (int64_t)gridDim.x * blockDim.x * U) {
-      uint4 own[U];
+      uint4 own[U], edge[U * (P > 0 ? P : 1)]; /* edge[u * P + p - 1]: vector vi[u] - p, lanes < p */
       int64_t vi[U];
 #pragma unroll
       for (int u = 0; u < U; u++) { /* every load in flight before the first use */
         vi[u] = v0 + u * blockDim.x + threadIdx.x;
         own[u] = vi[u] < LV ? dw_load16(xr + vi[u] * 16) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+        for (int p = 1; p <= P; p++)
+          edge[u * P + p - 1] = lane < p && vi[u] >= p && vi[u] < LV ? dw_load16(xr + (vi[u] - p) * 16) : make_uint4(0, 0, 0, 0);
       }
+      float wk[K];
+#pragma unroll
+      for (int k = 0; k < K; k++) wk[k] = c1d_load_typed(w, s.dt.w, c1d_w_index(&s, c, c, k));
+      const float bias = s.bias ? c1d_load_typed(b, s.dt.b, c) : 0.0f;
 #pragma unroll
       for (int u = 0; u < U; u++) {
-        float win[H + V]; /* win[i] = xs[t0 - H + i], t0 = vi * V */
-        dw_unpack<TX>(own[u], win + H);
+        uint4 prev[P > 0 ? P : 1];
 #pragma unroll
-        for (int p = 1; p <= P; p++) { /* the vector p before: lane - p's */
-          uint4 prev;
-          prev.x = __shfl_up_sync(0xffffffffu, own[u].x, p);
-          prev.y = __shfl_up_sync(0xffffffffu, own[u].y, p);
-          prev.z = __shfl_up_sync(0xffffffffu, own[u].z, p);
-          prev.w = __shfl_up_sync(0xffffffffu, own[u].w, p);
-          dw_unpack<TX>(prev, win + H - p * V);
-        }
-        if (H > 0 && vi[u] < LV && (lane < P || vi[u] < P)) { /* the history is not in the warp: from memory */
-          const int64_t t0 = vi[u] * V;
-#pragma unroll
-          for (int i = 0; i < H; i++) win[i] = t0 - H + i >= -(K - 1) ? c1d_xs_typed(s, false, x, st, n, c, t0 - H + i) : 0.0f;
+        for (int p = 1; p <= P; p++) { /* the vector p before: lane - p's, or the lane's own load */
+          prev[p - 1].x = __shfl_up_sync(0xffffffffu, own[u].x, p);
+          prev[p - 1].y = __shfl_up_sync(0xffffffffu, own[u].y, p);
+          prev[p - 1].z = __shfl_up_sync(0xffffffffu, own[u].z, p);
+          prev[p - 1].w = __shfl_up_sync(0xffffffffu, own[u].w, p);
+          if (lane < p) prev[p - 1] = edge[u * P + p - 1];
         }
         if (vi[u] < LV) {
-          float out[V];
+          float win[H + V], out[V]; /* win[i] = xs[t0 - H + i], t0 = vi * V */
+          dw_ncl_window<TX, K>(s, x, st, n, c, vi[u], own[u], prev, win);
           dw_outputs<K, V>(s, wk, bias, [&](int j, int k) { return win[H + j + k - (K - 1)]; }, out);
           dw_store<V>(y, s.dt.y, row * s.L + vi[u] * V, out);
         }
       }
     }
+  }
+}
+
+/* Short rows (fewer vectors than a warp's lanes would hold): one vector per thread over the flat
+ * (row, vector) index, so that every lane works; the P vectors before it are loaded (L1 hits: the
+ * neighbouring threads' own vectors). */
+template <int TX, int K>
+__global__ void __launch_bounds__(DW_THREADS)
+    dw_fast_ncl_short_kernel(const c1d_shape s, const void *__restrict__ x, const void *__restrict__ w,
+                             const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y,
+                             int64_t /* strip: unused */) {
+  constexpr int V = dw_vec<TX>::V, P = (K - 1 + V - 1) / V, H = P * V;
+  const int64_t LV = s.L / V, total = s.N * s.C * LV;
+  for (int64_t f = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; f < total; f += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t row = f / LV, vi = f - row * LV, n = row / s.C, c = row - n * s.C;
+    const unsigned char *xr = (const unsigned char *)x + row * s.L * dw_vec<TX>::BYTES;
+    const uint4 own = dw_load16(xr + vi * 16);
+    uint4 prev[P > 0 ? P : 1];
+#pragma unroll
+    for (int p = 1; p <= P; p++) prev[p - 1] = vi >= p ? dw_load16(xr + (vi - p) * 16) : make_uint4(0, 0, 0, 0);
+    float wk[K];
+#pragma unroll
+    for (int k = 0; k < K; k++) wk[k] = c1d_load_typed(w, s.dt.w, c1d_w_index(&s, c, c, k));
+    const float bias = s.bias ? c1d_load_typed(b, s.dt.b, c) : 0.0f;
+    float win[H + V], out[V];
+    dw_ncl_window<TX, K>(s, x, st, n, c, vi, own, prev, win);
+    dw_outputs<K, V>(s, wk, bias, [&](int j, int k) { return win[H + j + k - (K - 1)]; }, out);
+    dw_store<V>(y, s.dt.y, row * s.L + vi * V, out);
   }
 }
 
@@ -195,66 +247,102 @@ static __device__ __forceinline__ void dw_nlc_outputs(const c1d_shape &s, const 
   dw_store<V>(y, s.dt.y, c1d_y_index_nlc(&s, n, c0, t), out);
 }
 
-/* D = 1 (or K = 1): every row a run needs, loaded up front, slides through a K-row window. Grid: x over
- * channel vectors, y over runs of TT positions, z over batches. */
+/* Position t's V outputs from the K tap rows of raw x rows win[k] (row t - (K-1) + k), stored at y's row t.
+ * Unpacked per use (one shift or mask per bf16 element): the float window would not fit 128 registers. */
+template <int TX, int K>
+static __device__ __forceinline__ void dw_nlc_outputs_raw(const c1d_shape &s, const float (*wk)[K], const float *bias,
+                                                          const uint4 *win, void *y, int64_t n, int64_t c0,
+                                                          int64_t t) {
+  constexpr int V = dw_vec<TX>::V;
+  float acc[V];
+#pragma unroll
+  for (int j = 0; j < V; j++) acc[j] = bias[j];
+#pragma unroll
+  for (int k = 0; k < K; k++) { /* k outer, j inner: each output still sums b, then tap 0, 1, ... */
+    float row[V];
+    dw_unpack<TX>(win[k], row);
+#pragma unroll
+    for (int j = 0; j < V; j++) acc[j] = c1d_fma(row[j], wk[j][k], acc[j]);
+  }
+#pragma unroll
+  for (int j = 0; j < V; j++) acc[j] = c1d_activate(s, acc[j]);
+  dw_store<V>(y, s.dt.y, c1d_y_index_nlc(&s, n, c0, t), acc);
+}
+
+/* D = 1 (or K = 1). A thread owns V channels over a strip of `strip` consecutive positions (the
+ * launcher's choice: long enough that the weights, loaded once per strip, cost little; short enough to
+ * fill the device). The strip's first K-1 positions of a sequence (their taps reach the initial states or
+ * the causal zeros) gather their rows one by one; the rest is walked in chunks of TT positions: the next
+ * chunk's TT rows are loaded (16 bytes each, in flight together) before this chunk's outputs are
+ * computed, and each row slides through a K-row window of raw vectors in registers. Grid: x over channel
+ * vectors, y over strips, z over batches. */
 template <int TX, int K>
 __global__ void __launch_bounds__(DW_THREADS, dw_vec<TX>::NLC_BLOCKS(K))
     dw_fast_nlc_kernel(const c1d_shape s, const void *__restrict__ x, const void *__restrict__ w,
-                       const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y) {
+                       const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y,
+                       const int64_t strip) {
   constexpr int V = dw_vec<TX>::V, TT = DW_NLC_RUN;
-  const int64_t CV = s.C / V, runs = c1d_ceil_div(s.L, TT), stride = s.C * dw_vec<TX>::BYTES;
+  const int64_t CV = s.C / V, strips = c1d_ceil_div(s.L, strip), stride = s.C * dw_vec<TX>::BYTES;
   C1D_FOR_BLOCK_Z(n, s.N)
   for (int64_t cv = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; cv < CV; cv += (int64_t)gridDim.x * blockDim.x) {
     const int64_t c0 = cv * V;
     const unsigned char *x0 = (const unsigned char *)x + c1d_x_index_nlc(&s, n, c0, 0) * dw_vec<TX>::BYTES;
     float wk[V][K], bias[V];
     dw_nlc_weights<TX, K>(s, w, b, c0, wk, bias);
-    for (int64_t run = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; run < runs;
-         run += (int64_t)gridDim.y * blockDim.y) {
-      const int64_t t_begin = run * TT;
-      uint4 raw[TT + K - 1]; /* rows t_begin-(K-1) .. t_begin+TT-1, every load issued before the first use */
+    for (int64_t sp = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; sp < strips;
+         sp += (int64_t)gridDim.y * blockDim.y) {
+      int64_t t_begin = sp * strip;
+      const int64_t t_end = t_begin + strip < s.L ? t_begin + strip : s.L;
+      for (; t_begin < K - 1 && t_begin < t_end; t_begin++) { /* taps before t = 0: states or zeros */
+        float rows[K][V];
 #pragma unroll
-      for (int i = 0; i < TT + K - 1; i++) {
-        const int64_t tt = t_begin - (K - 1) + i;
-        raw[i] = tt >= 0 && tt < s.L ? dw_load16(x0 + tt * stride) : make_uint4(0, 0, 0, 0);
+        for (int k = 0; k < K; k++) dw_nlc_row<TX>(s, x, st, n, c0, t_begin - (K - 1) + k, rows[k]);
+        dw_nlc_outputs<TX, K>(s, wk, bias, rows, y, n, c0, t_begin);
       }
-      float win[K][V]; /* win[k]: row t - (K-1) + k for the position t being computed */
+      if (t_begin >= t_end) continue;
+      uint4 raw[TT]; /* this chunk's rows t .. t+TT-1 */
 #pragma unroll
-      for (int i = 0; i < K - 1; i++) {
-        const int64_t tt = t_begin - (K - 1) + i;
-        if (tt >= 0)
-          dw_unpack<TX>(raw[i], win[i + 1]);
-        else
-          dw_nlc_row<TX>(s, x, st, n, c0, tt, win[i + 1]);
-      }
+      for (int i = 0; i < TT; i++)
+        raw[i] = t_begin + i < t_end ? dw_load16(x0 + (t_begin + i) * stride) : make_uint4(0, 0, 0, 0);
+      uint4 win[K]; /* win[k]: row t - (K-1) + k for the position t being computed */
 #pragma unroll
-      for (int i = 0; i < TT; i++) {
+      for (int i = 0; i < K - 1; i++) win[i + 1] = dw_load16(x0 + (t_begin - (K - 1) + i) * stride);
+      for (int64_t t = t_begin; t < t_end; t += TT) {
+        uint4 next[TT]; /* the next chunk's rows, in flight while this chunk computes */
 #pragma unroll
-        for (int k = 0; k + 1 < K; k++)
+        for (int i = 0; i < TT; i++)
+          next[i] = t + TT + i < t_end ? dw_load16(x0 + (t + TT + i) * stride) : make_uint4(0, 0, 0, 0);
 #pragma unroll
-          for (int j = 0; j < V; j++) win[k][j] = win[k + 1][j];
-        dw_unpack<TX>(raw[i + K - 1], win[K - 1]);
-        if (t_begin + i < s.L) dw_nlc_outputs<TX, K>(s, wk, bias, win, y, n, c0, t_begin + i);
+        for (int i = 0; i < TT; i++) {
+#pragma unroll
+          for (int k = 0; k + 1 < K; k++) win[k] = win[k + 1];
+          win[K - 1] = raw[i];
+          if (t + i < t_end) dw_nlc_outputs_raw<TX, K>(s, wk, bias, win, y, n, c0, t + i);
+        }
+#pragma unroll
+        for (int i = 0; i < TT; i++) raw[i] = next[i];
       }
     }
   }
 }
 
-/* D > 1: each position's K tap rows loaded (the newest from memory, the others mostly L1/L2 hits). */
+/* D > 1: each position's K tap rows loaded (the newest from memory, the others mostly L1/L2 hits), over
+ * strips as above. */
 template <int TX, int K>
 __global__ void __launch_bounds__(DW_THREADS, dw_vec<TX>::NLC_BLOCKS(K))
     dw_fast_nlc_dilated_kernel(const c1d_shape s, const void *__restrict__ x, const void *__restrict__ w,
-                               const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y) {
-  constexpr int V = dw_vec<TX>::V, TT = DW_NLC_RUN;
-  const int64_t CV = s.C / V, runs = c1d_ceil_div(s.L, TT), pad = c1d_pad(&s);
+                               const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y,
+                               const int64_t strip) {
+  constexpr int V = dw_vec<TX>::V;
+  const int64_t CV = s.C / V, strips = c1d_ceil_div(s.L, strip), pad = c1d_pad(&s);
   C1D_FOR_BLOCK_Z(n, s.N)
   for (int64_t cv = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; cv < CV; cv += (int64_t)gridDim.x * blockDim.x) {
     const int64_t c0 = cv * V;
     float wk[V][K], bias[V];
     dw_nlc_weights<TX, K>(s, w, b, c0, wk, bias);
-    for (int64_t run = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; run < runs;
-         run += (int64_t)gridDim.y * blockDim.y)
-      for (int64_t t = run * TT; t < run * TT + TT && t < s.L; t++) {
+    for (int64_t sp = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; sp < strips;
+         sp += (int64_t)gridDim.y * blockDim.y)
+      for (int64_t t = sp * strip; t < sp * strip + strip && t < s.L; t++) {
         float rows[K][V];
 #pragma unroll
         for (int k = 0; k < K; k++) dw_nlc_row<TX>(s, x, st, n, c0, t - pad + k * s.D, rows[k]);
@@ -265,17 +353,21 @@ __global__ void __launch_bounds__(DW_THREADS, dw_vec<TX>::NLC_BLOCKS(K))
 
 // --- the vector kernel for a path ---------------------------------------------------------------------
 
-typedef void (*dw_kernel_fn)(const c1d_shape, const void *, const void *, const void *, const void *, void *);
+/* The last argument: positions per thread (the channel-last kernels' strip; the (N, C, L) kernel ignores it). */
+typedef void (*dw_kernel_fn)(const c1d_shape, const void *, const void *, const void *, const void *, void *,
+                             int64_t);
 
 /* The vector kernel for x's type TX and K taps: (N, C, L), channel-last with D = 1, or dilated. */
-enum dw_path { DW_NCL, DW_NLC, DW_NLC_DILATED };
+enum dw_path { DW_NCL, DW_NCL_SHORT, DW_NLC, DW_NLC_DILATED };
 template <int TX>
 static dw_kernel_fn dw_pick(dw_path path, int64_t K) {
   switch (K) {
 #define DW_CASE(k)                                                                              \
   case k:                                                                                       \
-    return path == DW_NCL ? dw_fast_ncl_kernel<TX, k>                                           \
-                          : path == DW_NLC ? dw_fast_nlc_kernel<TX, k> : dw_fast_nlc_dilated_kernel<TX, k>;
+    return path == DW_NCL         ? dw_fast_ncl_kernel<TX, k>                                   \
+           : path == DW_NCL_SHORT ? dw_fast_ncl_short_kernel<TX, k>                             \
+           : path == DW_NLC       ? dw_fast_nlc_kernel<TX, k>                                   \
+                                  : dw_fast_nlc_dilated_kernel<TX, k>;
     DW_CASE(1) DW_CASE(2) DW_CASE(3) DW_CASE(4) DW_CASE(5) DW_CASE(6) DW_CASE(7) DW_CASE(8)
 #undef DW_CASE
   }

@@ -37,10 +37,12 @@ extern const c1d_impl c1d_cpu_grouped_naive;
 #define SILU .act = C1D_ACT_SILU
 #define TYPES(x_, w_, b_, s_, y_) .dt = {C1D_DTYPE_##x_, C1D_DTYPE_##w_, C1D_DTYPE_##b_, C1D_DTYPE_##s_, C1D_DTYPE_##y_}
 
-/* The twins' table. The first three are gpu_dw_fast's three paths, which see all 243 type combinations:
- * (N, C, L) vectors (D = 1, L % 8 == 0), channel-last vectors (C % 8 == 0), one thread per output. */
+/* The twins' table. The first four are gpu_dw_fast's main paths, which see all 243 type combinations:
+ * (N, C, L) vectors (D = 1, L % 8 == 0) in short rows and long ones, channel-last vectors (C % 8 == 0),
+ * one thread per output. */
 static const c1d_shape dw_shapes[] = {
-    {DW(2, 24, 64, 4, 1), .bias = 1, .states = 1, SILU},        /* (N, C, L) vectors, Mamba's K */
+    {DW(2, 24, 64, 4, 1), .bias = 1, .states = 1, SILU},        /* (N, C, L) short rows, Mamba's K */
+    {DW(2, 6, 1048, 4, 1), .bias = 1, .states = 1, SILU},       /* (N, C, L) long rows, a ragged last chunk */
     {DW(2, 24, 64, 4, 1), .bias = 1, .states = 1, SILU, NLC},   /* channel-last vectors */
     {DW(2, 21, 37, 3, 2), .bias = 1, .states = 1, SILU},        /* one thread per output: D = 2, odd L */
     {DW(2, 21, 37, 3, 2), .bias = 1, .states = 1, NLC},         /* channel-last, C % 4 != 0: per output */
@@ -56,8 +58,10 @@ static const c1d_shape dw_shapes[] = {
     {DW(2, 36, 100, 2, 1), .states = 1},                        /* L % 8 = 4: fp32 vectors, bf16 per output */
     {DW(3, 20, 30, 6, 2), SILU},                                /* no states, D = 2 */
     {DW(1, 600000, 8, 3, 1), .bias = 1},                        /* more rows than one grid's y holds */
+    {DW(2, 4, 2056, 7, 1), .states = 1},                        /* long rows, fp32 history of two vectors */
+    {DW(2, 256, 32779, 4, 1), .bias = 1, .states = 1, NLC},     /* channel-last strips of 8-16 positions */
 };
-enum { N_DW = sizeof dw_shapes / sizeof dw_shapes[0], N_ALL_TYPES_SHAPES = 3 };
+enum { N_DW = sizeof dw_shapes / sizeof dw_shapes[0], N_ALL_TYPES_SHAPES = 4 };
 
 /* gpu_grouped's: C/G > 1, O/G not a multiple of four, L < (K-1)*D. */
 static const c1d_shape grouped_shapes[] = {
@@ -352,7 +356,7 @@ Test(gpu_dw, the_twins_are_bit_exact_over_the_odd_shapes, .timeout = 240) {
     for (int j = 0; j < N_SPREAD; j++) {
       c1d_shape s = dw_shapes[si];
       s.dt = types_of(spread_of(si, j));
-      if (s.C > 100000 && j > 1) continue; /* the many-rows shape: fp32 and bf16 */
+      if (c1d_x_count(&s) > 4000000 && j > 1) continue; /* the largest shapes: two type sets */
       const int ran = check_twins_on(&s, 77 + (uint64_t)(si * N_SPREAD + j));
       cr_assert_eq(ran, 2, "gpu_dw_naive and gpu_dw_fast on %s", shape_text(&s));
       runs += ran;

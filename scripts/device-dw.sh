@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Issue 24's device check, in one call: the depthwise and grouped kernels' speed against the copy and
+# against cuDNN's fastest and PyTorch, their profile, and (with "tests") their bits and SASS.
+# Run from the repository root with a carried build (tests find it where it was made: link it there).
+# usage: scripts/device-dw.sh BUILD_DIR [STEP...]
+#   steps (default: all): sweep   bench_dw: gpu_dw_fast against the copy at the anchor and the decode-like
+#                                 grid, bf16 and fp32, (N, C, L) and channel-last; SiLU and states at
+#                                 the anchor
+#                         profile ncu on gpu_dw_fast at the anchor (bf16 both layouts, fp32 (N, C, L))
+#                         bench   convlab bench --depthwise at the anchor (bf16 and fp32, both layouts),
+#                                 with the PyTorch rows where PyTorch has CUDA
+#                         grouped convlab bench --groups G at C=O=1024..4096, G=4..64 (bf16 and fp32)
+#                         tests   test_gpu_dw, gpu_driver twins --depthwise, scripts/sass_dw.sh
+# environment: OUT, the log folder (default ./device-dw-out); C1D_DEPS_PREFIX, Criterion's env.sh prefix.
+# Exit status 0 only when every step passed; one line per step closes the output.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 1
+build=${1:?usage: scripts/device-dw.sh BUILD_DIR [STEP...]}
+shift
+steps=${*:-sweep profile bench grouped tests}
+out=${OUT:-$PWD/device-dw-out}
+mkdir -p "$out"
+if [ -n "${C1D_DEPS_PREFIX:-}" ]; then
+  # shellcheck disable=SC1091
+  source "$C1D_DEPS_PREFIX/env.sh"
+fi
+convlab=$build/harness/convlab
+bench_dw=$build/bench/bench_dw
+results=()
+failed=0
+step() { # step NAME LOG CMD...: the output to LOG and to stdout
+  local name=$1 log=$2 t0=$SECONDS rc
+  shift 2
+  echo "=== $name"
+  "$@" 2>&1 | tee "$log"
+  rc=${PIPESTATUS[0]}
+  [ "$rc" -eq 0 ] && results+=("$name: passed ($((SECONDS - t0)) s)") || { results+=("$name: FAILED (exit $rc)"); failed=1; }
+}
+wants() { [[ " $steps " == *" $1 "* ]]; }
+
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader
+echo "git: $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+
+if wants sweep; then
+  for dt in bf16 f32; do
+    for layout in ncl nlc; do
+      step "sweep $dt $layout" "$out/sweep-$dt-$layout.txt" "$bench_dw" --dtype $dt --layout $layout --shapes all
+    done
+  done
+  for layout in ncl nlc; do
+    for dt in bf16 f32; do
+      step "anchor $dt $layout silu/states" "$out/anchor-$dt-$layout-variants.txt" bash -c \
+        "'$bench_dw' --dtype $dt --layout $layout --shapes anchor &&
+         '$bench_dw' --dtype $dt --layout $layout --shapes anchor --activation silu &&
+         '$bench_dw' --dtype $dt --layout $layout --shapes anchor --initial-states &&
+         '$bench_dw' --dtype $dt --layout $layout --shapes anchor --activation silu --initial-states --bias"
+    done
+  done
+fi
+
+if wants profile && command -v ncu >/dev/null; then
+  sections=(--section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats
+            --section WarpStateStats --section SchedulerStats)
+  for cfg in "bf16 ncl" "bf16 nlc" "f32 ncl" "f32 nlc"; do
+    set -- $cfg
+    step "ncu $1 $2" "$out/ncu-$1-$2.txt" ncu --kernel-name regex:dw_fast --launch-skip 1 --launch-count 1 \
+      "${sections[@]}" "$bench_dw" --dtype "$1" --layout "$2" --shapes anchor --repeats 3
+  done
+fi
+
+if wants bench; then
+  for cfg in "bf16 ncl" "f32 ncl" "bf16 nlc" "f32 nlc"; do
+    set -- $cfg
+    step "convlab bench --depthwise $1 $2" "$out/bench-$1-$2.txt" "$convlab" bench --depthwise --dtype "$1" \
+      --layout "$2" --impl gpu_dw_fast,gpu_dw_naive --repeats 30 --quiet
+  done
+fi
+
+if wants grouped; then
+  for dt in bf16 f32; do
+    for C in 1024 4096; do
+      for G in 4 16 64; do
+        step "grouped $dt C=$C G=$G" "$out/grouped-$dt-$C-$G.txt" "$convlab" bench --groups "$G" --cin "$C" \
+          --cout "$C" --batch 8 --length 4096 --taps 4 --dtype "$dt" --impl gpu_grouped --repeats 20 --quiet
+      done
+    done
+  done
+fi
+
+if wants tests; then
+  step "test_gpu_dw" "$out/test_gpu_dw.log" "$build/tests/test_gpu_dw" --jobs 4 --verbose=0
+  step "twins --depthwise" "$out/twins.txt" "$build/gpu/gpu_driver" twins --depthwise
+  command -v cuobjdump >/dev/null && step "sass_dw" "$out/sass_dw.txt" bash scripts/sass_dw.sh "$convlab"
+fi
+
+printf '%s\n' "${results[@]}"
+exit "$failed"
