@@ -19,7 +19,14 @@
  * measured in the same run (c1d_gpu_copy_gbps on x's bytes), and time over the cuDNN depthwise row
  * (cuDNN's search: cudnn_fp32_fastest for fp32 tensors, cudnn_lowp_fastest for bf16/fp16 ones; always
  * run), next to the errors. --dtype sets every tensor's type; --layout, --activation and
- * --initial-states the rest of the problem. */
+ * --initial-states the rest of the problem.
+ * Beside them, unless --no-torch, PyTorch's rows on the same inputs in the same run (harness/bench_torch.c:
+ * scripts/crosscheck_torch.py --rows-only through python3, after convlab's rows and the copy were timed):
+ * torch_conv1d_<type>, F.conv1d(groups=G), the kernel PyTorch users get, and torch_cudnn_nhwc_<type>,
+ * conv2d in channels_last memory (cuDNN's NHWC kernel through PyTorch; left out with SiLU), with the
+ * same columns, a /torch column (time over torch_conv1d's) and one closing line per row with its time
+ * over cuDNN's fastest and both of PyTorch's. Without python3, PyTorch or CUDA: one line "PyTorch rows:
+ * not measured (why)", and the exit status is the rows' alone. */
 #include <cjson/cJSON.h>
 #include <stdint.h>
 #include <math.h>
@@ -29,6 +36,7 @@
 #include <unistd.h>
 
 #include "harness/atomic_file.h"
+#include "harness/bench_torch.h"
 #include "harness/cli.h"
 #include "harness/commands.h"
 #include "harness/escape.h"
@@ -67,6 +75,7 @@ typedef struct bench_opts {
   const char *out, *save_inputs;
   c1d_oracle_choice oracle;
   int quiet;
+  int no_torch; /* grouped problems: no PyTorch rows */
 } bench_opts;
 
 /* Grouped problems are judged by the bytes they move; dense ones by their flops. */
@@ -85,7 +94,7 @@ static const char *const bench_usage =
     "                     [--dilation D] [--bias] [--groups G | --depthwise] [--dtype T] [--layout ncl|nlc]\n"
     "                     [--activation none|silu] [--initial-states] [--repeats R] [--ceiling-tflops T]\n"
     "                     [--dist NAME] [--seed S] [--oracle auto|cpu|gpu] [--out FILE.json]\n"
-    "                     [--save-inputs DIR]";
+    "                     [--save-inputs DIR] [--no-torch]";
 static const char *const bench_description =
     "Times the GPU implementations (default: every one of tier main and variant) on the headline\n"
     "shape (N=32 C=O=256 L=8192 K=4 D=1, no bias) or the given one: the median of R CUDA-event-timed\n"
@@ -96,7 +105,11 @@ static const char *const bench_description =
     "Grouped problems (--groups G; --depthwise: N=8 C=O=G=4096 L=4096 K=4 D=1 unless given) run the\n"
     "implementations that take groups, and their table reads GB/s (x read + y written over the time),\n"
     "% of the device-to-device copy bandwidth measured in the same run, and time over cuDNN's fastest\n"
-    "(cudnn_fp32_fastest for fp32 tensors, cudnn_lowp_fastest for bf16/fp16 ones). Table on stdout,\n"
+    "(cudnn_fp32_fastest for fp32 tensors, cudnn_lowp_fastest for bf16/fp16 ones). Beside them, PyTorch's\n"
+    "rows on the same inputs (scripts/crosscheck_torch.py through python3, after the rows: F.conv1d, and\n"
+    "conv2d channels_last = cuDNN NHWC), a /torch column (time over F.conv1d's) and one line per row with\n"
+    "its time over cuDNN's and PyTorch's; --no-torch leaves them out (without python3, PyTorch or CUDA:\n"
+    "\"PyTorch rows: not measured (why)\", the exit status unchanged). Table on stdout,\n"
     "JSON under --out. Exit status: 0 ok; 1 no CUDA device (one line: \"convlab bench: no CUDA\n"
     "device: ...\"), an implementation failed, or the run could not go on; 2 usage.";
 
@@ -104,7 +117,7 @@ static const char *const bench_description =
 static c1d_status parse_args(int argc, char **argv, bench_opts *o, int *help) {
   const c1d_shape h = c1d_headline_shape();
   int64_t N = h.N, C = h.C, O = h.O, L = h.L, K = h.K, D = h.D, G = 1, repeats = BENCH_REPEATS;
-  int bias = 0, quiet = 0, depthwise = 0, states = 0;
+  int bias = 0, quiet = 0, depthwise = 0, states = 0, no_torch = 0;
   double ceiling = BENCH_CEILING_TFLOPS;
   const char *impl = NULL, *dist = "conv_init", *oracle = "auto", *out = NULL, *save = NULL;
   const char *dtype = "f32", *layout = "ncl", *activation = "none";
@@ -131,6 +144,7 @@ static c1d_status parse_args(int argc, char **argv, bench_opts *o, int *help) {
       {"--oracle", C1D_OPT_STRING, &oracle, 0, 0, "WHERE", "auto, cpu or gpu (default auto)", 0},
       {"--out", C1D_OPT_STRING, &out, 0, 0, "FILE", "write the JSON report here (atomically)", 0},
       {"--save-inputs", C1D_OPT_STRING, &save, 0, 0, "DIR", "write x.npy, w.npy (b.npy, s.npy) here", 0},
+      {"--no-torch", C1D_OPT_FLAG, &no_torch, 0, 0, NULL, "grouped problems: leave out PyTorch's rows", 0},
       {"--quiet", C1D_OPT_FLAG, &quiet, 0, 0, NULL, "no progress lines on stderr", 0},
   };
   const int n_opts = (int)(sizeof opts / sizeof opts[0]);
@@ -178,6 +192,7 @@ static c1d_status parse_args(int argc, char **argv, bench_opts *o, int *help) {
   o->out = out;
   o->save_inputs = save;
   o->quiet = quiet;
+  o->no_torch = no_torch;
   return C1D_OK;
 }
 
@@ -265,7 +280,7 @@ static void print_num(FILE *f, const char *fmt, double v, int width) {
   if (isfinite(v))
     fprintf(f, fmt, v);
   else
-    fprintf(f, "%*s", width, "-");
+    fprintf(f, "%*s ", width, "-"); /* the formats end in a space: keep the columns */
 }
 
 /* The machine line both tables open with. */
@@ -293,40 +308,94 @@ static int print_missing(FILE *f, const c1d_impl_result *ir) {
   return 0;
 }
 
-/* The grouped table: bytes moved against the copy measured in this run. */
+/* What every row of the grouped table is measured against. */
+typedef struct bw_refs {
+  double bytes, copy_gbps;
+  double t_cudnn, t_torch, t_nhwc; /* cuDNN's fastest, PyTorch's F.conv1d and its cuDNN NHWC: ms, or NAN */
+} bw_refs;
+
+static bw_refs bandwidth_refs(const c1d_run_results *r, double copy_gbps, const c1d_torch_rows *torch) {
+  const c1d_torch_row *conv1d = c1d_torch_find(torch, C1D_TORCH_CONV1D), *nhwc = c1d_torch_find(torch, C1D_TORCH_NHWC);
+  return (bw_refs){moved_bytes(&r->shape), copy_gbps, time_of(r, cudnn_reference(&r->shape)),
+                   conv1d ? conv1d->ms : NAN, nhwc ? nhwc->ms : NAN};
+}
+
+/* The numbers of one row, convlab's or PyTorch's: up to the algorithm column. */
+static void print_bw_cells(FILE *f, const char *name, double ms, const bw_refs *refs, double rel_l2,
+                           double max_abs, double fail) {
+  const double gbps = refs->bytes / (ms * 1e6);
+  fprintf(f, "%-22s ", name);
+  print_num(f, "%9.3f ", ms, 9);
+  print_num(f, "%9.0f ", gbps, 9);
+  print_num(f, "%6.1f ", 100.0 * gbps / refs->copy_gbps, 6);
+  print_num(f, "%7.3f ", ms / refs->t_cudnn, 7);
+  print_num(f, "%7.3f ", ms / refs->t_torch, 7);
+  print_num(f, "%9.2e ", rel_l2, 9);
+  print_num(f, "%9.2e ", max_abs, 9);
+  print_num(f, "%7.2f ", 100.0 * fail, 7);
+}
+
+/* PyTorch's rows under convlab's, or the one line that says why there are none. */
+static void print_torch_rows(FILE *f, const c1d_torch_rows *torch, const bw_refs *refs) {
+  if (!torch->measured) {
+    fprintf(f, "PyTorch rows: not measured (%s)\n", torch->reason);
+    return;
+  }
+  for (int i = 0; i < torch->n; i++) {
+    const c1d_torch_row *t = &torch->rows[i];
+    print_bw_cells(f, t->name, t->ms, refs, t->rel_l2, t->max_abs, t->fail_fraction);
+    fprintf(f, " PyTorch %s: %s\n", torch->version, t->label);
+  }
+  if (torch->left_out[0]) fprintf(f, "PyTorch rows left out: %s\n", torch->left_out);
+}
+
+/* "NAME: Ax cuDNN's fastest, Bx PyTorch F.conv1d, Cx PyTorch cuDNN NHWC" (the row's time over theirs),
+ * with the ratios that exist. */
+static void print_ratio_line(FILE *f, const char *name, double ms, const bw_refs *refs) {
+  const double ratio[3] = {ms / refs->t_cudnn, ms / refs->t_torch, ms / refs->t_nhwc};
+  const char *const over[3] = {"cuDNN's fastest", "PyTorch F.conv1d", "PyTorch cuDNN NHWC"};
+  int said = 0;
+  for (int k = 0; k < 3; k++) {
+    if (!isfinite(ratio[k])) continue;
+    fprintf(f, "%s%s %.3gx %s", said ? "" : name, said ? "," : ":", ratio[k], over[k]);
+    said = 1;
+  }
+  if (said) fputc('\n', f);
+}
+
+/* The grouped table: bytes moved against the copy measured in this run, PyTorch's rows beside
+ * convlab's. */
 static void print_bandwidth_table(FILE *f, const bench_opts *o, const c1d_run_results *r, const c1d_machine *m,
-                                  double copy_gbps) {
+                                  double copy_gbps, const c1d_torch_rows *torch) {
   char shape[192];
   const char *ref = cudnn_reference(&r->shape);
-  const double t_ref = time_of(r, ref), bytes = moved_bytes(&r->shape);
+  const bw_refs refs = bandwidth_refs(r, copy_gbps, torch);
+  const c1d_torch_row *conv1d = c1d_torch_find(torch, C1D_TORCH_CONV1D);
   c1d_shape_format(&r->shape, shape, sizeof shape);
   fprintf(f, "convlab bench: %s, %.1f MB moved (x read + y written), inputs %s seed %llu, oracle float64 (%s)\n",
-          shape, bytes / 1e6, c1d_dist_name(o->dist), (unsigned long long)o->seed, r->oracle);
+          shape, refs.bytes / 1e6, c1d_dist_name(o->dist), (unsigned long long)o->seed, r->oracle);
   print_machine(f, o, m);
   fprintf(f, "device-to-device copy: %.0f GB/s (bytes read + written, median of %d, this run)\n", copy_gbps,
           COPY_REPEATS);
-  fprintf(f, "%-20s %9s %9s %6s %7s %9s %9s %7s  %s\n", "implementation", "ms", "GB/s", "%copy", "/cudnn",
-          "rel L2", "max|err|", "fail%", "algo; math");
+  fprintf(f, "%-22s %9s %9s %6s %7s %7s %9s %9s %7s  %s\n", "implementation", "ms", "GB/s", "%copy", "/cudnn",
+          "/torch", "rel L2", "max|err|", "fail%", "algo; math");
   for (int i = 0; i < r->n_impls; i++) {
     const c1d_impl_result *ir = &r->impls[i];
     if (print_missing(f, ir)) continue;
     const c1d_trial_result *t = &ir->trials[0];
-    const double gbps = bytes / (t->time_median_ms * 1e6);
-    fprintf(f, "%-20s ", ir->name);
-    print_num(f, "%9.3f ", t->time_median_ms, 9);
-    print_num(f, "%9.0f ", gbps, 9);
-    print_num(f, "%6.1f ", 100.0 * gbps / copy_gbps, 6);
-    print_num(f, "%7.3f ", t->time_median_ms / t_ref, 7);
-    print_num(f, "%9.2e ", t->metrics.rel_l2, 9);
-    print_num(f, "%9.2e ", t->metrics.max_abs, 9);
-    print_num(f, "%7.2f ", 100.0 * fail_fraction(t), 7);
+    print_bw_cells(f, ir->name, t->time_median_ms, &refs, t->metrics.rel_l2, t->metrics.max_abs, fail_fraction(t));
     fprintf(f, " %s; %s\n", t->algo[0] ? t->algo : "-", t->math[0] ? t->math : "-");
   }
+  print_torch_rows(f, torch, &refs);
+  for (int i = 0; i < r->n_impls; i++)
+    if (r->impls[i].state == C1D_RESULT_RAN)
+      print_ratio_line(f, r->impls[i].name, r->impls[i].trials[0].time_median_ms, &refs);
   fprintf(f,
           "ms: median time of run() by CUDA events; GB/s: x read + y written (in their types) over ms; %%copy: "
-          "over the copy above; /cudnn: time over %s's in this run (cuDNN's fastest); rel L2, max|err|, fail%% "
-          "(allclose atol=rtol=1e-4) against float64.\n",
-          ref);
+          "over the copy above; /cudnn: time over %s's in this run (cuDNN's fastest); /torch: time over %s's "
+          "(PyTorch's F.conv1d on the same inputs, run after the rows: CUDA events, median of %d, L2 flushed); "
+          "rel L2, max|err|, fail%% (allclose atol=rtol=1e-4) against float64.\n",
+          ref, conv1d ? conv1d->name : "torch_conv1d", o->repeats);
 }
 
 static void print_table(FILE *f, const bench_opts *o, const c1d_run_results *r, const c1d_machine *m) {
@@ -381,10 +450,52 @@ static void add_num(cJSON *o, const char *key, double v) {
     cJSON_AddNullToObject(o, key);
 }
 
+/* The grouped numbers of one row, convlab's or PyTorch's. */
+static void add_bw_numbers(cJSON *row, double ms, const bw_refs *refs) {
+  const double gbps = refs->bytes / (ms * 1e6);
+  add_num(row, "gbps", gbps);
+  add_num(row, "pct_of_copy", 100.0 * gbps / refs->copy_gbps);
+  add_num(row, "ratio_to_cudnn", ms / refs->t_cudnn);
+  add_num(row, "ratio_to_torch_conv1d", ms / refs->t_torch);
+  add_num(row, "ratio_to_torch_cudnn_nhwc", ms / refs->t_nhwc);
+}
+
+/* "torch_rows": PyTorch's rows as measured, or why there are none. */
+static void add_torch_json(cJSON *root, const c1d_torch_rows *torch, const bw_refs *refs) {
+  cJSON *tj = cJSON_AddObjectToObject(root, "torch_rows");
+  if (!tj) return;
+  cJSON_AddBoolToObject(tj, "measured", torch->measured);
+  if (!torch->measured) {
+    cJSON_AddStringToObject(tj, "reason", torch->reason);
+    return;
+  }
+  cJSON_AddStringToObject(tj, "torch", torch->version);
+  add_num(tj, "cudnn_version", torch->cudnn);
+  cJSON_AddStringToObject(tj, "device", torch->device);
+  cJSON_AddStringToObject(tj, "script", "scripts/crosscheck_torch.py --rows-only");
+  if (torch->left_out[0]) cJSON_AddStringToObject(tj, "left_out", torch->left_out);
+  cJSON *rows = cJSON_AddArrayToObject(tj, "rows");
+  for (int i = 0; i < torch->n && rows; i++) {
+    const c1d_torch_row *t = &torch->rows[i];
+    cJSON *row = cJSON_CreateObject();
+    if (!row) return;
+    cJSON_AddItemToArray(rows, row);
+    cJSON_AddStringToObject(row, "name", t->name);
+    cJSON_AddStringToObject(row, "label", t->label);
+    add_num(row, "time_median_ms", t->ms);
+    add_bw_numbers(row, t->ms, refs);
+    add_num(row, "rel_l2", t->rel_l2);
+    add_num(row, "max_abs", t->max_abs);
+    add_num(row, "fail_allclose_fraction", t->fail_fraction);
+  }
+}
+
+/* torch: PyTorch's rows of a grouped problem; NULL for a dense one. */
 static cJSON *bench_json(const bench_opts *o, const c1d_run_results *r, const c1d_machine *m, double copy_gbps,
-                         int argc, char **argv) {
+                         const c1d_torch_rows *torch, int argc, char **argv) {
   const double t_fp32 = time_of(r, REF_FP32), t_tf32 = time_of(r, REF_TF32);
   const c1d_trial_result *model = ran(r, MODEL_NAME);
+  const bw_refs refs = bandwidth_refs(r, copy_gbps, torch);
   cJSON *root = cJSON_CreateObject();
   if (!root) return NULL;
   cJSON_AddStringToObject(root, "convlab_version", C1D_VERSION);
@@ -412,6 +523,7 @@ static cJSON *bench_json(const bench_opts *o, const c1d_run_results *r, const c1
   if (memory_bound(&r->shape)) {
     add_num(root, "copy_gbps", copy_gbps);
     cJSON_AddStringToObject(root, "cudnn_reference", cudnn_reference(&r->shape));
+    if (torch) add_torch_json(root, torch, &refs);
   }
   cJSON_AddStringToObject(root, "dist", c1d_dist_name(o->dist));
   char seed[32]; /* exact: a double would round seeds above 2^53 */
@@ -468,12 +580,7 @@ static cJSON *bench_json(const bench_opts *o, const c1d_run_results *r, const c1
       add_num(row, "model_rel_l2", model->metrics.rel_l2);
       add_num(row, "observed_over_model", t->metrics.rel_l2 / model->metrics.rel_l2);
     }
-    if (memory_bound(&r->shape)) {
-      const double gbps = moved_bytes(&r->shape) / (t->time_median_ms * 1e6);
-      add_num(row, "gbps", gbps);
-      add_num(row, "pct_of_copy", 100.0 * gbps / copy_gbps);
-      add_num(row, "ratio_to_cudnn", t->time_median_ms / time_of(r, cudnn_reference(&r->shape)));
-    }
+    if (memory_bound(&r->shape)) add_bw_numbers(row, t->time_median_ms, &refs);
   }
   return root;
 }
@@ -502,28 +609,9 @@ static int write_json(const char *path, cJSON *root) {
 
 static int save_inputs(const char *dir, const c1d_shape *s, const float *x, const float *w,
                        const float *b, const float *st) {
-  const int64_t xs[3] = {s->N, s->C, s->L}, ws[3] = {s->O, c1d_cin_per_group(s), s->K}, bs[1] = {s->O};
-  const int64_t ss[3] = {s->N, s->C, c1d_pad(s)};
-  const char *names[4] = {"x.npy", "w.npy", "b.npy", "s.npy"};
-  const float *data[4] = {x, w, b, st};
-  const int64_t *shapes[4] = {xs, ws, bs, ss};
-  const int ndims[4] = {3, 3, 1, 3};
-  if (c1d_make_dirs(dir) != C1D_OK) {
-    c1d_print_line(stderr, "convlab bench: %s", c1d_error_detail());
-    return 1;
-  }
-  for (int i = 0; i < 4; i++) {
-    if (!data[i]) continue;
-    char *path = c1d_path_join(dir, names[i]);
-    c1d_status st = path ? c1d_npy_write_f32(path, data[i], ndims[i], shapes[i]) : C1D_ERR_NO_MEMORY;
-    free(path);
-    if (st != C1D_OK) {
-      c1d_print_line(stderr, "convlab bench: %s",
-                     st == C1D_ERR_NO_MEMORY ? "out of memory" : c1d_error_detail());
-      return 1;
-    }
-  }
-  return 0;
+  if (c1d_bench_write_inputs(dir, s, x, w, b, st) == C1D_OK) return 0;
+  c1d_print_line(stderr, "convlab bench: %s", c1d_error_detail());
+  return 1;
 }
 
 // --- the subcommand ------------------------------------------------------------------------------
@@ -534,6 +622,7 @@ int c1d_cmd_bench(int argc, char **argv) {
   int n = 0, help = 0, rc = C1D_EXIT_OK;
   float *x = NULL, *w = NULL, *b = NULL, *st_in = NULL;
   double copy_gbps = NAN;
+  c1d_torch_rows torch = {0, "--no-torch"};
   c1d_run_results res;
   c1d_run_config cfg;
   c1d_machine machine;
@@ -596,12 +685,14 @@ int c1d_cmd_bench(int argc, char **argv) {
       rc = c1d_cmd_error("bench", st);
       goto done;
     }
-    print_bandwidth_table(stdout, &o, &res, &machine, copy_gbps);
+    /* PyTorch's rows: a process of its own, after every timing of convlab's above. */
+    if (!o.no_torch) c1d_bench_torch(&o.shape, x, w, b, st_in, o.repeats, cfg.progress, &torch);
+    print_bandwidth_table(stdout, &o, &res, &machine, copy_gbps, &torch);
   } else {
     print_table(stdout, &o, &res, &machine);
   }
   if (o.out) {
-    cJSON *root = bench_json(&o, &res, &machine, copy_gbps, argc, argv);
+    cJSON *root = bench_json(&o, &res, &machine, copy_gbps, memory_bound(&o.shape) ? &torch : NULL, argc, argv);
     if (!root) {
       fprintf(stderr, "convlab bench: out of memory building the JSON report\n");
       rc = C1D_EXIT_FAILURE;

@@ -24,7 +24,27 @@ b and s cast to bf16/fp16 as PyTorch runs them):
     and bf16 (cuDNN only for some fp16 shapes): printed, with its time (CUDA events, median of 20) and
     bytes per second, and gpu_dw_fast's figures beside it; no check.
 Exit status 0 when every check agrees, 1 when one does not, 2 on a usage or input error.
+
+--rows-only (what `convlab bench` runs for grouped problems, harness/bench_torch.c): no bench JSON and no
+checks; PyTorch's rows of the problem the saved inputs and --groups, --dilation, --dtype, --activation
+describe, in the JSON {"torch", "cudnn", "device", "shape", "repeats", "rows": {name: {"ms", "rel_l2",
+"max_abs", "fail_allclose_fraction", "label"}}, "left_out": {name: why}} (--out, else stdout):
+  - torch_conv1d_<fp32|bf16|f16>: F.conv1d(x, w, b, padding=(K-1)*D, dilation=D, groups=G)[..., :L], the
+    kernel PyTorch users get (PyTorch's own depthwise kernel; cuDNN for some fp16 shapes); with --activation
+    silu, F.silu of it (timed with it: the SiLU is a second kernel in PyTorch);
+  - torch_cudnn_nhwc_<fp32|bf16|f16>: F.conv2d on the (N, C, 1, L) view in channels_last memory (cuDNN's
+    NHWC depthwise convolution through PyTorch; fp32 with TF32 off, as convlab's cudnn_fp32_fastest);
+    left out with SiLU, as convlab's cuDNN rows are (cuDNN has no SiLU here).
+  With initial states (s.npy), torch.cat((s, x)) replaces the padding, inside the timed region (a PyTorch
+  user has to run it). Times as convlab's rows: CUDA events around the call only, one warm-up, the L2
+  flushed before each of --repeats runs, the median; cudnn.benchmark left at PyTorch's default. rel_l2,
+  max_abs and the allclose(1e-4, 1e-4) failures against float64 (PyTorch's conv1d in float64 on the device).
+  Exit status 0, or 2 with one line on stderr ("crosscheck: PyTorch 1.13.0 is a CPU-only build: no CUDA")
+  when PyTorch, NumPy or CUDA is missing or the inputs do not fit the flags (argparse's own refusals: its
+  usage, then the error as the last line).
 Usage: crosscheck_torch.py --inputs DIR --bench bench.json [--out crosscheck.json]
+       crosscheck_torch.py --rows-only --inputs DIR --groups G [--dilation D] [--dtype f32|bf16|f16]
+                           [--activation none|silu] [--repeats R] [--out rows.json]
 """
 import argparse
 import json
@@ -32,8 +52,18 @@ import math
 import os
 import sys
 import tempfile
+import time
 
-import numpy as np
+try:
+    import numpy as np
+except ImportError as e:  # one line, as every other refusal (convlab bench prints it)
+    print(f"crosscheck: NumPy is needed: {e}", file=sys.stderr)
+    sys.exit(2)
+
+
+# --rows-only's element types: torch's names, and the rows' suffixes (grouped_main's names).
+TORCH_DTYPES = {"f32": "float32", "bf16": "bfloat16", "f16": "float16"}
+ROW_SUFFIX = {"f32": "fp32", "bf16": "bf16", "f16": "f16"}
 
 
 def fail(msg):
@@ -64,11 +94,23 @@ def rel_change(a, b):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--inputs", required=True, help="directory with x.npy, w.npy [, b.npy]")
-    ap.add_argument("--bench", required=True, help="JSON written by convlab bench --out")
+    ap.add_argument("--bench", help="JSON written by convlab bench --out (not with --rows-only)")
     ap.add_argument("--out", help="write the comparison as JSON here")
     ap.add_argument("--tol-library", type=float, default=0.10, help="cudnn vs torch (default 0.10)")
     ap.add_argument("--tol-model", type=float, default=0.20, help="model vs observed (default 0.20)")
+    ap.add_argument("--rows-only", action="store_true", help="PyTorch's rows of a grouped problem, no checks")
+    ap.add_argument("--groups", type=int, help="G (--rows-only)")
+    ap.add_argument("--dilation", type=int, default=1, help="D (--rows-only; default 1)")
+    ap.add_argument("--dtype", choices=sorted(TORCH_DTYPES), default="f32", help="every tensor's type (--rows-only)")
+    ap.add_argument("--activation", choices=("none", "silu"), default="none", help="(--rows-only)")
+    ap.add_argument("--repeats", type=int, default=20, help="timed runs per row (--rows-only; default 20)")
+    # For the tests on machines without CUDA: the same rows on the CPU (no cuDNN, times by the clock).
+    ap.add_argument("--device", choices=("cuda", "cpu"), default="cuda", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.rows_only:
+        return rows_only_main(ap, args)
+    if not args.bench:
+        ap.error("--bench is required (or --rows-only)")
 
     try:
         import torch
@@ -321,6 +363,162 @@ def grouped_main(args, torch, F, bench, x, w, b, st):
                              "device": torch.cuda.get_device_name(0), "torch_results": results, "checks": checks,
                              "ok": ok})
     return 0 if ok else 1
+
+
+# --- --rows-only: PyTorch's rows for convlab bench's grouped table -------------------------------------
+
+
+def load_inputs(d, headers_only=False):
+    """x, w, b, s from d (b and s None when absent); with headers_only memory maps, nothing read."""
+    mode = "r" if headers_only else None
+    out = []
+    for name in ("x", "w", "b", "s"):
+        path = os.path.join(d, f"{name}.npy")
+        if name in ("b", "s") and not os.path.exists(path):
+            out.append(None)
+            continue
+        try:
+            out.append(np.load(path, mmap_mode=mode))
+        except (OSError, ValueError) as e:
+            fail(str(e))
+    return out
+
+
+def check_rows_problem(args, x, w, b, st):
+    """One line and exit 2 when the arrays do not make the problem the flags describe."""
+    if args.groups is None or args.groups < 1:
+        fail("--rows-only needs --groups G (G >= 1)")
+    if args.dilation < 1 or args.repeats < 1:
+        fail("--dilation and --repeats must be at least 1")
+    if any(a is not None and a.dtype != np.float32 for a in (x, w, b, st)):
+        fail("inputs must be float32 (as convlab bench --save-inputs writes them)")
+    if x.ndim != 3 or w.ndim != 3:
+        fail(f"x {x.shape} and w {w.shape} must be (N, C, L) and (O, C/G, K)")
+    (N, C, L), (O, Cg, K), G = x.shape, w.shape, args.groups
+    if C % G or O % G or Cg * G != C:
+        fail(f"x {x.shape} and w {w.shape} do not fit --groups {G} (w must be (O, C/G, K), G dividing O)")
+    if b is not None and b.shape != (O,):
+        fail(f"b {b.shape} is not ({O},)")
+    if st is not None and st.shape != (N, C, (K - 1) * args.dilation):
+        fail(f"s {st.shape} is not (N, C, (K-1)*D) = ({N}, {C}, {(K - 1) * args.dilation})")
+
+
+def no_cuda_reason(torch):
+    if torch.version.cuda is None:
+        return f"PyTorch {torch.__version__} is a CPU-only build: no CUDA"
+    return f"PyTorch {torch.__version__} (CUDA {torch.version.cuda}) sees no CUDA device"
+
+
+def make_timer(torch, dev, reps):
+    """median_ms(fn): fn's median time in ms over reps runs after one warm-up, each run alone between
+    CUDA events after an L2 flush (convlab's rows are timed so); on the CPU by the clock."""
+    flush = None
+    if dev.type == "cuda":
+        l2 = getattr(torch.cuda.get_device_properties(dev), "L2_cache_size", 0) or 64 << 20
+        flush = torch.empty(2 * l2, dtype=torch.uint8, device=dev)  # twice the L2 evicts it
+
+    def median_ms(fn):
+        fn()
+        times = []
+        for i in range(reps):
+            if flush is None:
+                t0 = time.perf_counter()
+                fn()
+                times.append((time.perf_counter() - t0) * 1e3)
+                continue
+            flush.fill_(i & 0xFF)
+            a, z = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            a.record()
+            fn()
+            z.record()
+            z.synchronize()
+            times.append(a.elapsed_time(z))
+        return sorted(times)[len(times) // 2]
+
+    return median_ms
+
+
+def rows_only_calls(torch, F, dev, args, arrays):
+    """{name: (label, fn)} for the rows, {name: why} for those left out, and the float64 output."""
+    x, w, b, st = arrays
+    L, K, G, D = x.shape[2], w.shape[2], args.groups, args.dilation
+    P, dt, sfx = (K - 1) * D, getattr(torch, TORCH_DTYPES[args.dtype]), ROW_SUFFIX[args.dtype]
+    silu = args.activation == "silu"
+    act = F.silu if silu else (lambda y: y)
+
+    def on_dev(a, t):
+        return torch.from_numpy(np.ascontiguousarray(a)).to(dev, t) if a is not None else None
+
+    def conv1d(tx, tw, tb, ts):  # the causal padding folded into conv1d's, or the states before x
+        if ts is None:
+            return act(F.conv1d(tx, tw, tb, padding=P, dilation=D, groups=G)[..., :L])
+        return act(F.conv1d(torch.cat((ts, tx), -1), tw, tb, dilation=D, groups=G))
+
+    ref = conv1d(*(on_dev(a, torch.float64) for a in arrays))
+    tx, tw, tb, ts = (on_dev(a, dt) for a in arrays)
+    extra = (" + F.silu" if silu else "") + (", after torch.cat((s, x))" if ts is not None else "")
+    kernel = "its own kernel" if args.dtype != "f16" else "its own kernel or cuDNN, PyTorch's choice for fp16"
+    calls = {f"torch_conv1d_{sfx}": (f"F.conv1d ({kernel}){extra}", lambda: conv1d(tx, tw, tb, ts))}
+    left_out = {}
+    if silu:
+        left_out[f"torch_cudnn_nhwc_{sfx}"] = "cuDNN has no SiLU (convlab's cuDNN rows skip SiLU problems too)"
+        return calls, left_out, ref
+    cl = torch.channels_last  # prepared once: a channels_last user's tensors are so already
+    x4, w4 = (t.unsqueeze(2).contiguous(memory_format=cl) for t in (tx, tw))
+    s4 = ts.unsqueeze(2).contiguous(memory_format=cl) if ts is not None else None
+
+    def nhwc():
+        if s4 is None:
+            return F.conv2d(x4, w4, tb, padding=(0, P), dilation=(1, D), groups=G)[..., :L].squeeze(2)
+        xs = torch.cat((s4, x4), -1).contiguous(memory_format=cl)
+        return F.conv2d(xs, w4, tb, dilation=(1, D), groups=G).squeeze(2)
+
+    tf32 = ", TF32 off" if args.dtype == "f32" else ""
+    calls[f"torch_cudnn_nhwc_{sfx}"] = (f"conv2d channels_last (cuDNN NHWC{tf32}){extra}", nhwc)
+    return calls, left_out, ref
+
+
+def rows_only_main(ap, args):
+    """--rows-only: the inputs' headers checked against the flags, then PyTorch, then every row measured."""
+    if args.bench:
+        ap.error("--rows-only takes no --bench")
+    check_rows_problem(args, *load_inputs(args.inputs, headers_only=True))
+    try:
+        import torch
+        import torch.nn.functional as F
+    except ImportError as e:
+        fail(f"PyTorch is needed: {e}")
+    if args.device == "cuda" and not torch.cuda.is_available():
+        fail(no_cuda_reason(torch))
+    dev = torch.device(args.device)
+    arrays = load_inputs(args.inputs)
+    median_ms = make_timer(torch, dev, args.repeats)
+    saved = torch.backends.cudnn.allow_tf32
+    torch.backends.cudnn.allow_tf32 = False  # fp32 as convlab's cuDNN reference row; no effect on bf16/fp16
+    rows = {}
+    with torch.no_grad():
+        calls, left_out, ref = rows_only_calls(torch, F, dev, args, arrays)
+        ref_norm = torch.linalg.vector_norm(ref).item()
+        for name, (label, fn) in calls.items():
+            d = fn().double() - ref
+            fails = (d.abs() > 1e-4 + 1e-4 * ref.abs()).sum().item()
+            rows[name] = {"label": label, "rel_l2": torch.linalg.vector_norm(d).item() / ref_norm,
+                          "max_abs": d.abs().max().item(), "fail_allclose_fraction": fails / ref.numel()}
+            del d
+            rows[name]["ms"] = median_ms(fn)
+    torch.backends.cudnn.allow_tf32 = saved
+    (N, C, L), (O, _, K) = arrays[0].shape, arrays[1].shape
+    doc = {"torch": torch.__version__, "cudnn": torch.backends.cudnn.version() if dev.type == "cuda" else None,
+           "device": torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu",
+           "shape": {"N": N, "C": C, "O": O, "L": L, "K": K, "D": args.dilation, "G": args.groups,
+                     "bias": int(arrays[2] is not None), "states": int(arrays[3] is not None),
+                     "dtype": args.dtype, "activation": args.activation},
+           "repeats": args.repeats, "rows": rows, "left_out": left_out}
+    if args.out:
+        write_doc(args.out, doc)
+    else:
+        print(json.dumps(doc, indent=2))
+    return 0
 
 
 if __name__ == "__main__":

@@ -5,7 +5,8 @@
  * one test here: real PyTorch CPU convolutions (fp32 dense, grouped and depthwise; bf16 depthwise with
  * SiLU and states by concatenation, in both layouts) explained as rounding, planted bugs (products
  * rounded to bf16 before the sum, an offset on one channel, states ignored) found where they are, and
- * clear errors (libconvlab missing, a float64 tensor, shapes that do not fit, a NaN). */
+ * clear errors (libconvlab missing, a float64 tensor, shapes that do not fit, a NaN). Also, one test
+ * each: tests/python/test_reports.py and test_crosscheck_torch.py. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,6 +88,18 @@ Test(python, reads_one_runs_reports_and_outputs_and_refuses_a_mix) {
   const int code = spawn(argv);
   cr_expect_eq(code, 0, "test_reports.py failed (exit %d):\n%s", code, log_tail());
   cr_expect(strstr(log_tail(), "\nOK") != NULL, "test_reports.py did not report OK:\n%s", log_tail());
+}
+
+/* tests/python/test_crosscheck_torch.py: scripts/crosscheck_torch.py --rows-only, which convlab bench runs
+ * for PyTorch's rows beside a grouped table (harness/bench_torch.c), without CUDA: its one-line refusals
+ * (this PyTorch has no CUDA, flags that do not fit the inputs) and its rows' convolutions on the CPU
+ * against a causal convolution in NumPy. NumPy only for the refusals; the rows skip without PyTorch. */
+Test(python, crosscheck_rows_only_refuses_in_one_line_and_computes_the_rows_of_a_grouped_bench) {
+  if (access(PYTHON, X_OK) != 0) cr_skip_test(PYTHON " is absent: the script cannot be tested here");
+  const char *argv[] = {PYTHON, C1D_SOURCE_DIR "/tests/python/test_crosscheck_torch.py", "-v", NULL};
+  const int code = spawn(argv);
+  cr_expect_eq(code, 0, "test_crosscheck_torch.py failed (exit %d):\n%s", code, log_tail());
+  cr_expect(strstr(log_tail(), "\nOK") != NULL, "test_crosscheck_torch.py did not report OK:\n%s", log_tail());
 }
 
 /* Issue 23: (x, w, y, b) by position or by name, and F.conv1d's (x, w, b, y) taken as such; a bias third
