@@ -6,11 +6,13 @@
  * which value: a thread owns V adjacent outputs (V = 16 bytes of x: 8 bf16/fp16 or 4 fp32 elements).
  *
  * Paths (the launcher picks one; K <= 8 and 16-byte aligned x and y for the first two):
- *  - (N, C, L), D = 1 or K = 1, L % V == 0: a thread loads 16-byte vectors of x along t (two per thread,
- *    both loads in flight first); the K-1 inputs before its vector come from the neighbouring lane's
- *    vector by warp shuffles (lane 0, and the first vector of a row, read them from memory: x, the
- *    initial states, or zeros); the K taps index registers at compile-time offsets (K is a template
- *    parameter); V outputs leave as one 16-byte store (or two, or one 8-byte one, by y's type).
+ *  - (N, C, L), D = 1 or K = 1, L % V == 0, rows of at least 64 vectors: a thread loads four 16-byte
+ *    vectors of x along t (two for fp32 with K >= 6; every load in flight first); the K-1 inputs before
+ *    its vector come from the neighbouring lane's vector by warp shuffles (lanes 0..P-1 load theirs as
+ *    one 16-byte load issued with the others; the first vector of a row reads the initial states or
+ *    zeros); the K taps index registers at compile-time offsets (K is a template parameter); V outputs
+ *    leave as one 16-byte store (or two, or one 8-byte one, by y's type). Shorter rows: one vector per
+ *    thread over the flat (row, vector) index, the vectors before it loaded.
  *  - channel-last (N, L, C), C % V == 0, any D: a thread owns V adjacent channels over a strip of up to
  *    64 consecutive positions (its weights loaded once). D = 1: the strip is walked TT = 4 rows at a
  *    time, the next TT rows in flight while these compute, each row sliding through a K-row window in
@@ -77,7 +79,8 @@ static c1d_status launch_dw_fast(const c1d_shape *s, const float *x, const float
   cudaStream_t stream = c1d_stream_of(ex);
   dw_kernel_fn kernel = NULL;
   const bool dilated = s->D > 1 && s->K > 1;
-  if (vectors && !nlc && s->L % V == 0 && !dilated && s->L / V >= DW_NCL_SHORT_ROW) {
+  const bool ncl_vectors = vectors && !nlc && s->L % V == 0 && !dilated;
+  if (ncl_vectors && s->L / V >= DW_NCL_SHORT_ROW) {
     kernel = dw_pick_for(s->dt.x, DW_NCL, s->K);
     const int U = dw_ncl_vectors(V, (int)s->K);
     const dim3 block = dw_block(c1d_ceil_div(s->L / V, U));
@@ -85,7 +88,7 @@ static c1d_status launch_dw_fast(const c1d_shape *s, const float *x, const float
                                c1d_ceil_div(s->N * s->C, block.y), 1);
     kernel<<<grid, block, 0, stream>>>(*s, x, w, b, states, y, 0);
     C1D_LAUNCHED("dw_fast_ncl_kernel");
-  } else if (vectors && !nlc && s->L % V == 0 && !dilated) {
+  } else if (ncl_vectors) {
     kernel = dw_pick_for(s->dt.x, DW_NCL_SHORT, s->K);
     const dim3 grid = c1d_grid(c1d_ceil_div(s->N * s->C * (s->L / V), DW_THREADS), 1, 1);
     kernel<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y, 0);

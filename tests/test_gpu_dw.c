@@ -59,7 +59,7 @@ static const c1d_shape dw_shapes[] = {
     {DW(3, 20, 30, 6, 2), SILU},                                /* no states, D = 2 */
     {DW(1, 600000, 8, 3, 1), .bias = 1},                        /* more rows than one grid's y holds */
     {DW(2, 4, 2056, 7, 1), .states = 1},                        /* long rows, fp32 history of two vectors */
-    {DW(2, 256, 32779, 4, 1), .bias = 1, .states = 1, NLC},     /* channel-last strips of 8-16 positions */
+    {DW(2, 256, 32779, 4, 1), .bias = 1, .states = 1, NLC},     /* channel-last strips of 16-32 positions */
 };
 enum { N_DW = sizeof dw_shapes / sizeof dw_shapes[0], N_ALL_TYPES_SHAPES = 4 };
 
