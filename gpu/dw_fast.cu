@@ -5,27 +5,33 @@
  * (numerics/activation.h) and one rounding to y's type. Vectorisation changes only which thread holds
  * which value: a thread owns V adjacent outputs (V = 16 bytes of x: 8 bf16/fp16 or 4 fp32 elements).
  *
- * Paths (the launcher picks one; K <= 8 and 16-byte aligned x and y for the first two):
- *  - (N, C, L), D = 1 or K = 1, L % V == 0, rows of at least 64 vectors: a thread loads four 16-byte
- *    vectors of x along t (two for fp32 with K >= 6; every load in flight first); the K-1 inputs before
- *    its vector come from the neighbouring lane's vector by warp shuffles (lanes 0..P-1 load theirs as
- *    one 16-byte load issued with the others; the first vector of a row reads the initial states or
- *    zeros); the K taps index registers at compile-time offsets (K is a template parameter); V outputs
- *    leave as one 16-byte store (or two, or one 8-byte one, by y's type). Shorter rows: one vector per
- *    thread over the flat (row, vector) index, the vectors before it loaded.
- *  - channel-last (N, L, C), C % V == 0, any D: a thread owns V adjacent channels over a strip of up to
- *    64 consecutive positions (its weights loaded once). D = 1: the strip is walked TT = 4 rows at a
+ * Paths (the launcher picks one; K <= 8 and 16-byte aligned x and y for the vector ones):
+ *  - L = 1 (a decode step; D = 1, or no (N, C, L) states), C % V == 0: x and y are one row of C per batch
+ *    in both layouts. A thread owns V channels: one 16-byte load and store, its V*K weights and the
+ *    states in 16-byte loads where aligned, every load in flight before the first FMA.
+ *  - (N, C, L), D = 1 or K = 1, L % V == 0: one vector per thread over the flat (row, vector) index, the
+ *    vectors before it loaded too (L1 hits) and, before t = 0, the initial states or zeros. With
+ *    C1D_DW_NCL_KERNEL=rows, or beyond 2^31 vectors, rows of at least 128 vectors (64 for fp32 K >= 6)
+ *    take the row kernel: a warp's lanes hold four consecutive vectors each (two for fp32 K >= 6), the
+ *    K-1 inputs before a vector come from the neighbouring lane by warp shuffles.
+ *    The K taps index registers at compile-time offsets (K is a template parameter); V outputs leave as
+ *    one 16-byte store (or two, or one 8-byte one, by y's type).
+ *  - channel-last (N, L, C), C % V == 0, any D: a thread owns V adjacent channels over a strip of 4 to 64
+ *    consecutive positions (its weights loaded once). D = 1: the strip is walked TT = 4 rows at a
  *    time, the next TT rows in flight while these compute, each row sliding through a K-row window in
  *    registers; D > 1: the K tap rows of each position are loaded (16 bytes each; all but the newest are
  *    L1/L2 hits). Each position's V outputs: one store.
- *  - anything else (K > 8, unaligned rows, L % V != 0 in (N, C, L), (N, C, L) with D > 1): one thread per
- *    output over y's flat index, reading in the layout's order (gpu/grouped_element.h), the same
- *    arithmetic.
- * Element types: x's picks the vector width (a template parameter); w, b and s are read as scalars in
- * their own types; y is written in its type. Every element type combination (packed bf16/fp16 arrays).
+ *  - anything else (unaligned rows, L % V != 0 in (N, C, L), (N, C, L) with D > 1, C % V != 0): one
+ *    thread per output over y's flat index, its K inputs and weights loaded before the first FMA; K > 8
+ *    or more than 2^31 outputs: the same with a loop over the taps (gpu/grouped_element.h).
+ * Element types: x's picks the vector width (a template parameter); w, b and s are read in their own
+ * types; y is written in its type. Every element type combination (packed bf16/fp16 arrays).
  * The vector kernels are templates in gpu/dw_fast_kernels.h, instantiated per element type in
  * dw_fast_f32.cu, dw_fast_bf16.cu and dw_fast_f16.cu (so that they compile side by side).
  * Limits: int64 index arithmetic; grids loop past the launch limits. */
+#include <stdlib.h>
+#include <string.h>
+
 #include "gpu/dw_fast_kernels.h"
 
 // --- one thread per output -------------------------------------------------------------------------------
@@ -42,6 +48,70 @@ __global__ void __launch_bounds__(DW_THREADS)
     const int64_t c = NLC ? fast : slow, t = NLC ? slow : fast;
     c1d_store_typed(y, s.dt.y, c1d_y_at_layout(s, NLC, n, c, t), c1d_grouped_output(s, NLC, x, w, b, st, n, c, t));
   }
+}
+
+/* One thread per output for K <= 8 (the paths without vectors: L % V != 0 or L = 1 in (N, C, L), dilated
+ * (N, C, L), unaligned tensors, C % V != 0 channel-last): the K tap inputs (x, or before t = 0 the states
+ * or zeros) and the K weights all loaded before the first FMA, 32-bit index arithmetic where it fits.
+ * The flat index f is y's own (either layout). */
+template <int K, bool NLC>
+__global__ void __launch_bounds__(DW_THREADS)
+    dw_fast_scalar_kernel(const c1d_shape s, const void *__restrict__ x, const void *__restrict__ w,
+                          const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y) {
+  const uint32_t total = (uint32_t)(s.N * s.C * s.L); /* <= DW_FLAT_MAX */
+  const int64_t pad = c1d_pad(&s);
+  for (uint32_t f = blockIdx.x * blockDim.x + threadIdx.x; f < total; f += gridDim.x * blockDim.x) {
+    uint32_t n, c, t, rest;
+    if (NLC) {
+      dw_split(f, (uint32_t)s.C, &rest, &c);
+      dw_split(rest, (uint32_t)s.L, &n, &t);
+    } else {
+      dw_split(f, (uint32_t)s.L, &rest, &t);
+      dw_split(rest, (uint32_t)s.C, &n, &c);
+    }
+    uint32_t raw[K]; /* tap k's input bits: x's type for src >= 0, the states' before */
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+      const int64_t src = (int64_t)t + k * s.D - pad;
+      const bool in_x = src >= 0, in_s = !in_x && s.states;
+      const void *p = in_x ? x : st;
+      const int64_t i = in_x ? c1d_x_at_layout(s, NLC, n, c, src) : c1d_s_at_layout(s, NLC, n, c, src);
+      const c1d_dtype d = in_x ? s.dt.x : s.dt.s;
+      raw[k] = !(in_x || in_s)         ? 0u
+               : d == C1D_DTYPE_F32 ? __ldg((const unsigned *)p + i)
+                                    : (uint32_t)__ldg((const unsigned short *)p + i);
+    }
+    float wk[K];
+    dw_load_floats<K>(w, s.dt.w, dw_w_first(s, c), wk);
+    float acc = s.bias ? c1d_load_typed(b, s.dt.b, c) : 0.0f;
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+      const int64_t src = (int64_t)t + k * s.D - pad;
+      const c1d_dtype d = src >= 0 ? s.dt.x : s.dt.s; /* zero bits are +0 in every type */
+      const float xv = d == C1D_DTYPE_F32    ? __uint_as_float(raw[k])
+                       : d == C1D_DTYPE_BF16 ? c1d_bf16_bits_to_float((uint16_t)raw[k])
+                                             : __half2float(__ushort_as_half((unsigned short)raw[k]));
+      acc = c1d_fma(xv, wk[k], acc);
+    }
+    c1d_store_typed(y, s.dt.y, f, c1d_activate(s, acc));
+  }
+}
+
+/* dw_fast_scalar_kernel for K = 1..8 in the layout. */
+template <bool NLC>
+static void (*dw_scalar_for(int64_t K))(const c1d_shape, const void *, const void *, const void *, const void *,
+                                         void *) {
+  switch (K) {
+    case 1: return dw_fast_scalar_kernel<1, NLC>;
+    case 2: return dw_fast_scalar_kernel<2, NLC>;
+    case 3: return dw_fast_scalar_kernel<3, NLC>;
+    case 4: return dw_fast_scalar_kernel<4, NLC>;
+    case 5: return dw_fast_scalar_kernel<5, NLC>;
+    case 6: return dw_fast_scalar_kernel<6, NLC>;
+    case 7: return dw_fast_scalar_kernel<7, NLC>;
+    case 8: return dw_fast_scalar_kernel<8, NLC>;
+  }
+  return NULL;
 }
 
 // --- launcher ---------------------------------------------------------------------------------------------
@@ -61,11 +131,42 @@ static dim3 dw_block(int64_t along) {
 }
 
 /* The channel-last strip: the longest (up to DW_NLC_STRIP positions) that still gives the device about
- * 2^17 threads, but at least DW_NLC_MIN_STRIP: a thread loads its V*K weights once per strip, and strips
- * of one chunk made those scalar loads the bottleneck (25 % of the copy at the anchor, issue 24). */
+ * 2^17 threads, but at least DW_NLC_MIN_STRIP: a thread loads its V*K weights once per strip (16-byte
+ * loads, all in flight: one round trip), so long strips save loads and short ones fill the device. */
 static int64_t dw_nlc_strip(const c1d_shape *s, int V) {
   int64_t strip = DW_NLC_STRIP;
   while (strip > DW_NLC_MIN_STRIP && s->N * (s->C / V) * c1d_ceil_div(s->L, strip) < (INT64_C(1) << 17)) strip /= 2;
+  return strip;
+}
+
+/* The (N, C, L) vector kernel: the flat one (one vector per thread) wherever its count fits 31 bits; the
+ * row kernel (four vectors per thread, warps along a row) beyond, or for rows of at least 32 * four
+ * vectors when C1D_DW_NCL_KERNEL=rows (benchmarks and tests compare the two). Read once. */
+static bool dw_ncl_rows_asked(void) {
+  static int asked = -1;
+  if (asked < 0) {
+    const char *e = getenv("C1D_DW_NCL_KERNEL");
+    asked = e && !strcmp(e, "rows");
+  }
+  return asked;
+}
+
+/* The channel-last kernel for D = 1: the narrow one (a 4-byte word of channels per thread) when
+ * C1D_DW_NLC_KERNEL=narrow, else the wide one (16 bytes per thread). Read once. */
+static bool dw_nlc_narrow_asked(void) {
+  static int asked = -1;
+  if (asked < 0) {
+    const char *e = getenv("C1D_DW_NLC_KERNEL");
+    asked = e && !strcmp(e, "narrow");
+  }
+  return asked;
+}
+
+/* The narrow channel-last kernel's strip: as dw_nlc_strip, for about 2^18 threads (it holds fewer
+ * registers, so more of them run at once), at least 4 positions. */
+static int64_t dw_narrow_strip(const c1d_shape *s, int E) {
+  int64_t strip = DW_NLC_STRIP;
+  while (strip > 4 && s->N * (s->C / E) * c1d_ceil_div(s->L, strip) < (INT64_C(1) << 18)) strip /= 2;
   return strip;
 }
 
@@ -74,18 +175,28 @@ static c1d_status launch_dw_fast(const c1d_shape *s, const float *x, const float
   c1d_status st = C1D_OK;
   const bool nlc = s->layout == C1D_LAYOUT_NLC; /* the runner gives channel-last memory then (C1D_CAP_CHANNEL_LAST) */
   const int V = s->dt.x == C1D_DTYPE_F32 ? 4 : 8;
-  const bool vectors = (((uintptr_t)x | (uintptr_t)y) & 15u) == 0 && s->K <= DW_MAX_K;
   const void *states = ex ? ex->states : NULL;
+  /* the vector paths read x, w, b and the states 16 bytes at a time from 16-byte aligned starts */
+  const uintptr_t starts = (uintptr_t)x | (uintptr_t)y | (uintptr_t)w | (s->bias ? (uintptr_t)b : 0) |
+                           (s->states ? (uintptr_t)states : 0);
+  const bool vectors = (starts & 15u) == 0 && s->K <= DW_MAX_K;
   cudaStream_t stream = c1d_stream_of(ex);
   dw_kernel_fn kernel = NULL;
   const bool dilated = s->D > 1 && s->K > 1;
   const bool ncl_vectors = vectors && !nlc && s->L % V == 0 && !dilated;
-  if (ncl_vectors && s->L / V >= DW_NCL_SHORT_ROW) {
+  const int64_t outputs = s->N * s->C * s->L;
+  const bool flat_fits = outputs / V <= DW_FLAT_MAX, long_rows = s->L / V >= 32 * dw_ncl_vectors(V, (int)s->K);
+  const bool ncl_rows = !flat_fits || (long_rows && dw_ncl_rows_asked());
+  if (vectors && s->L == 1 && s->C % V == 0 && flat_fits && (nlc || !dilated || !s->states)) {
+    kernel = dw_pick_for(s->dt.x, DW_STEP, s->K); /* one row per batch: the same memory in both layouts */
+    const dim3 grid = c1d_grid(c1d_ceil_div(s->N * (s->C / V), DW_THREADS), 1, 1);
+    kernel<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y, 0);
+    C1D_LAUNCHED("dw_fast_step_kernel");
+  } else if (ncl_vectors && ncl_rows) {
     kernel = dw_pick_for(s->dt.x, DW_NCL, s->K);
     const int U = dw_ncl_vectors(V, (int)s->K);
     const dim3 block = dw_block(c1d_ceil_div(s->L / V, U));
-    const dim3 grid = c1d_grid(c1d_ceil_div(s->L / V, (int64_t)block.x * U),
-                               c1d_ceil_div(s->N * s->C, block.y), 1);
+    const dim3 grid = c1d_grid(c1d_ceil_div(s->L / V, (int64_t)block.x * U), c1d_ceil_div(s->C, block.y), s->N);
     kernel<<<grid, block, 0, stream>>>(*s, x, w, b, states, y, 0);
     C1D_LAUNCHED("dw_fast_ncl_kernel");
   } else if (ncl_vectors) {
@@ -93,6 +204,16 @@ static c1d_status launch_dw_fast(const c1d_shape *s, const float *x, const float
     const dim3 grid = c1d_grid(c1d_ceil_div(s->N * s->C * (s->L / V), DW_THREADS), 1, 1);
     kernel<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y, 0);
     C1D_LAUNCHED("dw_fast_ncl_short_kernel");
+  } else if (nlc && !dilated && dw_nlc_narrow_asked() && s->K <= DW_MAX_K && s->C % (4 / c1d_dtype_size(s->dt.x)) == 0 &&
+             (((uintptr_t)x | (uintptr_t)y) & 3u) == 0) {
+    const int E = 4 / c1d_dtype_size(s->dt.x);
+    kernel = dw_pick_for(s->dt.x, DW_NLC_NARROW, s->K);
+    const int64_t strip = dw_narrow_strip(s, E);
+    const dim3 block = dw_block(s->C / E);
+    const dim3 grid =
+        c1d_grid(c1d_ceil_div(s->C / E, block.x), c1d_ceil_div(c1d_ceil_div(s->L, strip), block.y), s->N);
+    kernel<<<grid, block, 0, stream>>>(*s, x, w, b, states, y, strip);
+    C1D_LAUNCHED("dw_fast_nlc_narrow_kernel");
   } else if (vectors && nlc && s->C % V == 0) {
     kernel = dw_pick_for(s->dt.x, dilated ? DW_NLC_DILATED : DW_NLC, s->K);
     const int64_t strip = dw_nlc_strip(s, V);
@@ -101,6 +222,11 @@ static c1d_status launch_dw_fast(const c1d_shape *s, const float *x, const float
         c1d_grid(c1d_ceil_div(s->C / V, block.x), c1d_ceil_div(c1d_ceil_div(s->L, strip), block.y), s->N);
     kernel<<<grid, block, 0, stream>>>(*s, x, w, b, states, y, strip);
     C1D_LAUNCHED("dw_fast_nlc_kernel");
+  } else if (s->K <= DW_MAX_K && outputs <= DW_FLAT_MAX) {
+    const dim3 grid = c1d_grid(c1d_ceil_div(s->N * s->C * s->L, DW_THREADS), 1, 1);
+    (nlc ? dw_scalar_for<true>(s->K) : dw_scalar_for<false>(s->K))<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b,
+                                                                                                    states, y);
+    C1D_LAUNCHED("dw_fast_scalar_kernel");
   } else {
     const dim3 grid = c1d_grid(c1d_ceil_div(s->N * s->C * s->L, DW_THREADS), 1, 1);
     if (nlc)

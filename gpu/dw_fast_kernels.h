@@ -1,6 +1,6 @@
 /* gpu_dw_fast's vector kernels (gpu/dw_fast.cu says what they compute), as templates over x's element
- * type TX and the taps K. Each element type's 24 kernels (3 paths x K = 1..8) are instantiated in a file
- * of their own (dw_fast_f32.cu, dw_fast_bf16.cu, dw_fast_f16.cu): all 72 in one file took 74 s of nvcc
+ * type TX and the taps K. Each element type's 48 kernels (6 paths x K = 1..8) are instantiated in a file
+ * of their own (dw_fast_f32.cu, dw_fast_bf16.cu, dw_fast_f16.cu): 72 of them in one file took 74 s of nvcc
  * (cicc 31 s, ptxas 41 s) on the 2-core machines, the longest step of every build; in three files they
  * compile side by side. */
 #ifndef C1D_DW_FAST_KERNELS_H
@@ -15,11 +15,12 @@
 /* 16-byte vectors per thread on the (N, C, L) path: four, or two where the history spans two vectors
  * (fp32, K >= 6: four made ptxas put 4 bytes on the stack). */
 static constexpr __host__ __device__ int dw_ncl_vectors(int V, int K) { return (K - 1 + V - 1) / V > 1 ? 2 : 4; }
-#define DW_NCL_SHORT_ROW 64  /* rows of fewer vectors take the flat (N, C, L) kernel */
+/* Rows of fewer than 32 * dw_ncl_vectors vectors (some lanes of a warp would hold none) take the flat
+ * (N, C, L) kernel. */
 #define DW_MAX_K 8       /* the vector paths' template range */
 #define DW_NLC_RUN 4     /* positions per chunk (rows in flight per thread) on the channel-last path */
 #define DW_NLC_STRIP 64  /* the longest strip of positions a channel-last thread walks */
-#define DW_NLC_MIN_STRIP 16 /* and the shortest the launcher picks */
+#define DW_NLC_MIN_STRIP 4 /* and the shortest the launcher picks (one chunk) */
 
 template <int TX>
 struct dw_vec {
@@ -33,6 +34,70 @@ struct dw_vec {
 // --- 16-byte vectors ---------------------------------------------------------------------------------
 
 static __device__ __forceinline__ uint4 dw_load16(const void *p) { return __ldg((const uint4 *)p); }
+
+/* The first n (<= 8) 16-bit elements of a raw vector, bf16 or fp16, as float32 (exact). */
+static __device__ __forceinline__ void dw_unpack16(const uint4 &r, bool bf16, float *out, int n = 8) {
+  const uint32_t w[4] = {r.x, r.y, r.z, r.w};
+#pragma unroll
+  for (int j = 0; j < 8; j++)
+    if (j < n) {
+      const uint16_t h = (uint16_t)(j % 2 ? w[j / 2] >> 16 : w[j / 2] & 0xffffu);
+      out[j] = bf16 ? c1d_bf16_bits_to_float(h) : __half2float(__ushort_as_half(h));
+    }
+}
+
+/* out[j] := element first + j of a tensor of type d (j = 0..N-1) as float32, every load issued before
+ * the first conversion (c1d_load_typed in a loop converts each element before the next load leaves: N
+ * round trips in a row). */
+template <int N>
+static __device__ __forceinline__ void dw_load_floats(const void *p, c1d_dtype d, int64_t first, float *out) {
+  if (d == C1D_DTYPE_F32) {
+#pragma unroll
+    for (int j = 0; j < N; j++) out[j] = __ldg((const float *)p + first + j);
+    return;
+  }
+  unsigned short h[N];
+#pragma unroll
+  for (int j = 0; j < N; j++) h[j] = __ldg((const unsigned short *)p + first + j);
+#pragma unroll
+  for (int j = 0; j < N; j++)
+    out[j] = d == C1D_DTYPE_BF16 ? c1d_bf16_bits_to_float(h[j]) : __half2float(__ushort_as_half(h[j]));
+}
+
+/* The same for N a multiple of 4 at an aligned place (the vector paths' weights, biases and states: the
+ * launcher checks that w, b and s start 16-byte aligned, and then every V or V*K elements the kernels
+ * read start 16-byte aligned, or 8-byte for 16-bit elements when N % 8 != 0): 16 (or 8) bytes per load
+ * (a scalar load per element cost a wavefront per lane: the channel-last weights took longer than the
+ * strip they served). */
+template <int N>
+static __device__ __forceinline__ void dw_load_floats_aligned(const void *p, c1d_dtype d, int64_t first,
+                                                              float *out) {
+  static_assert(N % 4 == 0, "whole 8- or 16-byte vectors");
+  if (d == C1D_DTYPE_F32) {
+#pragma unroll
+    for (int q = 0; q < N / 4; q++) {
+      const uint4 v = __ldg((const uint4 *)((const float *)p + first) + q);
+      out[4 * q] = __uint_as_float(v.x), out[4 * q + 1] = __uint_as_float(v.y);
+      out[4 * q + 2] = __uint_as_float(v.z), out[4 * q + 3] = __uint_as_float(v.w);
+    }
+    return;
+  }
+  const bool bf16 = d == C1D_DTYPE_BF16;
+  if constexpr (N % 8 == 0) {
+#pragma unroll
+    for (int q = 0; q < N / 8; q++) dw_unpack16(__ldg((const uint4 *)((const uint16_t *)p + first) + q), bf16, out + 8 * q);
+  } else {
+#pragma unroll
+    for (int q = 0; q < N / 4; q++) {
+      const uint2 v = __ldg((const uint2 *)((const uint16_t *)p + first) + q);
+      dw_unpack16(make_uint4(v.x, v.y, 0, 0), bf16, out + 4 * q, 4);
+    }
+  }
+}
+
+/* A depthwise weight's index: w is (C, 1, K), so c1d_w_index(s, c, c, k) = c * K + k, without its
+ * divisions by the group size (64-bit, per weight). */
+static __device__ __forceinline__ int64_t dw_w_first(const c1d_shape &s, int64_t c) { return c * s.K; }
 
 /* The V elements of a raw 16-byte vector of type TX as float32 (exact conversions: the values of
  * c1d_bf16_bits_to_float and c1d_f16_bits_to_float). */
@@ -88,6 +153,39 @@ static __device__ __forceinline__ void dw_store(void *y, c1d_dtype d, int64_t e,
     __stcs((uint2 *)((uint16_t *)y + e), make_uint2(w[0], w[1]));
 }
 
+/* The E = 4 / sizeof(TX) elements of a 4-byte word of x as float32 (exact). */
+template <int TX>
+static __device__ __forceinline__ void dw_unpack_word(uint32_t u, float *out) {
+  if constexpr (TX == C1D_DTYPE_F32) {
+    out[0] = __uint_as_float(u);
+  } else {
+#pragma unroll
+    for (int j = 0; j < 2; j++) {
+      const uint16_t h = (uint16_t)(j ? u >> 16 : u & 0xffffu);
+      out[j] = TX == C1D_DTYPE_BF16 ? c1d_bf16_bits_to_float(h) : __half2float(__ushort_as_half(h));
+    }
+  }
+}
+
+/* y[e .. e+E) := v rounded to y's type d (e a multiple of E): one store of 2 to 8 bytes. */
+template <int E>
+static __device__ __forceinline__ void dw_store_word(void *y, c1d_dtype d, int64_t e, const float *v) {
+  if (d == C1D_DTYPE_F32) {
+    if constexpr (E == 2)
+      __stcs((uint2 *)((float *)y + e), make_uint2(__float_as_uint(v[0]), __float_as_uint(v[1])));
+    else
+      __stcs((float *)y + e, v[0]);
+    return;
+  }
+  uint32_t h[E];
+#pragma unroll
+  for (int j = 0; j < E; j++) h[j] = d == C1D_DTYPE_BF16 ? c1d_float_to_bf16_bits(v[j]) : c1d_float_to_f16_bits(v[j]);
+  if constexpr (E == 2)
+    __stcs((unsigned *)((uint16_t *)y + e), h[0] | h[1] << 16);
+  else
+    __stcs((unsigned short *)y + e, (unsigned short)h[0]);
+}
+
 /* The V outputs of K taps: acc_j = b; acc_j = fma(tap k's input of output j, w_k, acc_j) for k = 0..K-1,
  * then the activation. in(j, k) is tap k's input of output j. */
 template <int K, int V, typename In>
@@ -99,6 +197,14 @@ static __device__ __forceinline__ void dw_outputs(const c1d_shape &s, const floa
     for (int k = 0; k < K; k++) acc = c1d_fma(in(j, k), wk[k], acc);
     out[j] = c1d_activate(s, acc);
   }
+}
+
+/* The flat kernels (one vector or one output per thread) run where their count fits 31 bits (the launcher
+ * checks): 32-bit divisions, where a 64-bit one (a called routine) costs more than the taps. */
+#define DW_FLAT_MAX INT32_MAX
+static __device__ __forceinline__ void dw_split(uint32_t a, uint32_t d, uint32_t *q, uint32_t *r) {
+  *q = a / d;
+  *r = a - *q * d;
 }
 
 // --- (N, C, L), D = 1 or K = 1 -------------------------------------------------------------------------
@@ -114,7 +220,7 @@ static __device__ __forceinline__ void dw_ncl_window(const c1d_shape &s, const v
   dw_unpack<TX>(own, win + H);
 #pragma unroll
   for (int p = 1; p <= P; p++) dw_unpack<TX>(prev[p - 1], win + H - p * V);
-  if (H > 0 && vi < P) {
+  if (H > 0 && vi < P) { /* the window reaches before t = 0 (a row's first vectors): read it one by one */
     const int64_t t0 = vi * V;
 #pragma unroll
     for (int i = 0; i < H; i++) win[i] = t0 - H + i >= -(K - 1) ? c1d_xs_typed(s, false, x, st, n, c, t0 - H + i) : 0.0f;
@@ -123,20 +229,22 @@ static __device__ __forceinline__ void dw_ncl_window(const c1d_shape &s, const v
 
 /* Long rows: a warp's lanes hold consecutive vectors of one row, U per thread, every load in flight before
  * the first use; the P vectors before a lane's come from the lanes before it by warp shuffles, and lanes
- * 0 .. P-1 load theirs (one 16-byte load each, issued with the others). */
+ * 0 .. P-1 load theirs (one 16-byte load each, issued with the others). Three blocks per SM (85
+ * registers): without a minimum ptxas picked 64 registers and spilled. */
 template <int TX, int K>
-__global__ void __launch_bounds__(DW_THREADS)
+__global__ void __launch_bounds__(DW_THREADS, 3)
     dw_fast_ncl_kernel(const c1d_shape s, const void *__restrict__ x, const void *__restrict__ w,
                        const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y,
                        int64_t /* strip: unused */) {
   constexpr int V = dw_vec<TX>::V, U = dw_ncl_vectors(V, K);
   constexpr int P = (K - 1 + V - 1) / V, H = P * V; /* vectors / elements of history before a vector */
-  const int64_t LV = s.L / V, rows = s.N * s.C;
+  const int64_t LV = s.L / V;
   const int lane = threadIdx.x & 31;
-  /* blockDim.x is a multiple of 32: a warp shares its row, and its lanes hold consecutive vectors. */
-  for (int64_t row = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; row < rows;
-       row += (int64_t)gridDim.y * blockDim.y) {
-    const int64_t n = row / s.C, c = row - n * s.C;
+  /* blockDim.x is a multiple of 32: a warp shares its row, and its lanes hold consecutive vectors. Grid: x
+   * over a row's vectors, y over channels, z over batches (no division: a 64-bit one is a called routine). */
+  C1D_FOR_BLOCK_Z(n, s.N)
+  for (int64_t c = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; c < s.C; c += (int64_t)gridDim.y * blockDim.y) {
+    const int64_t row = n * s.C + c;
     const unsigned char *xr = (const unsigned char *)x + row * s.L * dw_vec<TX>::BYTES;
     for (int64_t v0 = (int64_t)blockIdx.x * blockDim.x * U; v0 < LV; v0 += (int64_t)gridDim.x * blockDim.x * U) {
       uint4 own[U], edge[U * (P > 0 ? P : 1)]; /* edge[u * P + p - 1]: vector vi[u] - p, lanes < p */
@@ -150,8 +258,7 @@ __global__ void __launch_bounds__(DW_THREADS)
           edge[u * P + p - 1] = lane < p && vi[u] >= p && vi[u] < LV ? dw_load16(xr + (vi[u] - p) * 16) : make_uint4(0, 0, 0, 0);
       }
       float wk[K];
-#pragma unroll
-      for (int k = 0; k < K; k++) wk[k] = c1d_load_typed(w, s.dt.w, c1d_w_index(&s, c, c, k));
+      dw_load_floats<K>(w, s.dt.w, dw_w_first(s, c), wk);
       const float bias = s.bias ? c1d_load_typed(b, s.dt.b, c) : 0.0f;
 #pragma unroll
       for (int u = 0; u < U; u++) {
@@ -184,17 +291,18 @@ __global__ void __launch_bounds__(DW_THREADS)
                              const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y,
                              int64_t /* strip: unused */) {
   constexpr int V = dw_vec<TX>::V, P = (K - 1 + V - 1) / V, H = P * V;
-  const int64_t LV = s.L / V, total = s.N * s.C * LV;
-  for (int64_t f = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; f < total; f += (int64_t)gridDim.x * blockDim.x) {
-    const int64_t row = f / LV, vi = f - row * LV, n = row / s.C, c = row - n * s.C;
+  const uint32_t LV = (uint32_t)(s.L / V), total = (uint32_t)(s.N * s.C * LV); /* <= DW_FLAT_MAX */
+  for (uint32_t f = blockIdx.x * blockDim.x + threadIdx.x; f < total; f += gridDim.x * blockDim.x) {
+    uint32_t row, vi, n, c;
+    dw_split(f, LV, &row, &vi);
+    dw_split(row, (uint32_t)s.C, &n, &c);
     const unsigned char *xr = (const unsigned char *)x + row * s.L * dw_vec<TX>::BYTES;
     const uint4 own = dw_load16(xr + vi * 16);
     uint4 prev[P > 0 ? P : 1];
 #pragma unroll
     for (int p = 1; p <= P; p++) prev[p - 1] = vi >= p ? dw_load16(xr + (vi - p) * 16) : make_uint4(0, 0, 0, 0);
     float wk[K];
-#pragma unroll
-    for (int k = 0; k < K; k++) wk[k] = c1d_load_typed(w, s.dt.w, c1d_w_index(&s, c, c, k));
+    dw_load_floats<K>(w, s.dt.w, dw_w_first(s, c), wk);
     const float bias = s.bias ? c1d_load_typed(b, s.dt.b, c) : 0.0f;
     float win[H + V], out[V];
     dw_ncl_window<TX, K>(s, x, st, n, c, vi, own, prev, win);
@@ -212,9 +320,11 @@ static __device__ __forceinline__ void dw_nlc_row(const c1d_shape &s, const void
   constexpr int V = dw_vec<TX>::V;
   if (tt >= 0) {
     dw_unpack<TX>(dw_load16((const unsigned char *)x + c1d_x_index_nlc(&s, n, c0, tt) * dw_vec<TX>::BYTES), out);
+  } else if (s.states) { /* channel-last states: the V channels are adjacent */
+    dw_load_floats_aligned<V>(st, s.dt.s, c1d_s_index_nlc(&s, n, c0, tt), out);
   } else {
 #pragma unroll
-    for (int j = 0; j < V; j++) out[j] = s.states ? c1d_load_typed(st, s.dt.s, c1d_s_index_nlc(&s, n, c0 + j, tt)) : 0.0f;
+    for (int j = 0; j < V; j++) out[j] = 0.0f;
   }
 }
 
@@ -222,12 +332,19 @@ static __device__ __forceinline__ void dw_nlc_row(const c1d_shape &s, const void
 template <int TX, int K>
 static __device__ __forceinline__ void dw_nlc_weights(const c1d_shape &s, const void *w, const void *b, int64_t c0,
                                                       float (*wk)[K], float *bias) {
+  constexpr int V = dw_vec<TX>::V;
+  float flat[V * K]; /* channels c0 .. c0+V-1's K weights each: contiguous in w */
+  dw_load_floats_aligned<V * K>(w, s.dt.w, dw_w_first(s, c0), flat);
+  if (s.bias) {
+    dw_load_floats_aligned<V>(b, s.dt.b, c0, bias);
+  } else {
 #pragma unroll
-  for (int j = 0; j < dw_vec<TX>::V; j++) {
-#pragma unroll
-    for (int k = 0; k < K; k++) wk[j][k] = c1d_load_typed(w, s.dt.w, c1d_w_index(&s, c0 + j, c0 + j, k));
-    bias[j] = s.bias ? c1d_load_typed(b, s.dt.b, c0 + j) : 0.0f;
+    for (int j = 0; j < V; j++) bias[j] = 0.0f;
   }
+#pragma unroll
+  for (int j = 0; j < V; j++)
+#pragma unroll
+    for (int k = 0; k < K; k++) wk[j][k] = flat[j * K + k];
 }
 
 /* Position t's V outputs from its K tap rows rows[k] (channels c0 .. c0+V-1), stored at y's row t. */
@@ -351,6 +468,135 @@ __global__ void __launch_bounds__(DW_THREADS, dw_vec<TX>::NLC_BLOCKS(K))
   }
 }
 
+/* Channel-last, D = 1 (or K = 1), narrow: a thread owns the channels of one 4-byte word of x (two bf16
+ * or fp16 channels, one fp32 one) over a strip of positions, walked DW_NARROW_RUN rows at a time with the
+ * next rows in flight. Fewer registers than dw_fast_nlc_kernel (2*K weights, not 8*K), so more warps and
+ * more bytes in flight per SM; a warp's row loads are 128 contiguous bytes. */
+#define DW_NARROW_RUN 8
+/* Blocks per SM it is built for: without a minimum ptxas picked 64 registers and spilled. */
+static constexpr __host__ __device__ int dw_narrow_blocks(int K) { return K > 5 ? 2 : 3; }
+template <int TX, int K>
+__global__ void __launch_bounds__(DW_THREADS, dw_narrow_blocks(K))
+    dw_fast_nlc_narrow_kernel(const c1d_shape s, const void *__restrict__ x, const void *__restrict__ w,
+                              const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y,
+                              const int64_t strip) {
+  constexpr int E = TX == C1D_DTYPE_F32 ? 1 : 2, TT = DW_NARROW_RUN; /* channels per word, rows per chunk */
+  const int64_t CE = s.C / E, strips = c1d_ceil_div(s.L, strip);
+  C1D_FOR_BLOCK_Z(n, s.N)
+  for (int64_t ce = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; ce < CE; ce += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t c0 = ce * E;
+    const uint32_t *x0 = (const uint32_t *)x + c1d_x_index_nlc(&s, n, c0, 0) / E; /* row t: x0[t * CE] */
+    float flat[E * K], bias[E];
+    dw_load_floats<E * K>(w, s.dt.w, dw_w_first(s, c0), flat); /* channels c0.., K weights each */
+    if (s.bias) {
+      dw_load_floats<E>(b, s.dt.b, c0, bias);
+    } else {
+#pragma unroll
+      for (int j = 0; j < E; j++) bias[j] = 0.0f;
+    }
+    for (int64_t sp = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; sp < strips;
+         sp += (int64_t)gridDim.y * blockDim.y) {
+      const int64_t t_begin = sp * strip, t_end = t_begin + strip < s.L ? t_begin + strip : s.L;
+      float win[K][E]; /* win[k]: row t - (K-1) + k of the position t being computed, as floats */
+#pragma unroll
+      for (int k = 0; k + 1 < K; k++) { /* the K-1 rows before the strip: x, or the states or zeros */
+        const int64_t tt = t_begin - (K - 1) + k;
+        if (tt >= 0) {
+          dw_unpack_word<TX>(__ldg(x0 + tt * CE), win[k + 1]);
+        } else if (s.states) {
+          dw_load_floats<E>(st, s.dt.s, c1d_s_index_nlc(&s, n, c0, tt), win[k + 1]);
+        } else {
+#pragma unroll
+          for (int j = 0; j < E; j++) win[k + 1][j] = 0.0f;
+        }
+      }
+      uint32_t raw[TT]; /* this chunk's rows */
+#pragma unroll
+      for (int i = 0; i < TT; i++) raw[i] = t_begin + i < t_end ? __ldg(x0 + (t_begin + i) * CE) : 0u;
+      for (int64_t t = t_begin; t < t_end; t += TT) {
+        uint32_t next[TT]; /* the next chunk's rows, in flight while this chunk computes */
+#pragma unroll
+        for (int i = 0; i < TT; i++) next[i] = t + TT + i < t_end ? __ldg(x0 + (t + TT + i) * CE) : 0u;
+#pragma unroll
+        for (int i = 0; i < TT; i++) {
+#pragma unroll
+          for (int k = 0; k + 1 < K; k++)
+#pragma unroll
+            for (int j = 0; j < E; j++) win[k][j] = win[k + 1][j];
+          dw_unpack_word<TX>(raw[i], win[K - 1]);
+          if (t + i < t_end) {
+            float out[E];
+#pragma unroll
+            for (int j = 0; j < E; j++) {
+              float acc = bias[j];
+#pragma unroll
+              for (int k = 0; k < K; k++) acc = c1d_fma(win[k][j], flat[j * K + k], acc);
+              out[j] = c1d_activate(s, acc);
+            }
+            dw_store_word<E>(y, s.dt.y, c1d_y_index_nlc(&s, n, c0, t + i), out);
+          }
+        }
+#pragma unroll
+        for (int i = 0; i < TT; i++) raw[i] = next[i];
+      }
+    }
+  }
+}
+
+// --- L = 1: a decode step, either layout -----------------------------------------------------------------
+
+/* L = 1 (D = 1 or K = 1 with (N, C, L) states): x and y hold one row of C per batch in either layout. A
+ * thread owns V adjacent channels over the flat (batch, channel vector) index: x and y as one 16-byte
+ * vector each, the V*K weights contiguous; taps 0..K-2 read the initial states or zeros: channel-last
+ * states are rows of C (V elements each), (N, C, L) ones runs of K-1 per channel (the V channels'
+ * V*(K-1) contiguous). Every load is issued before the first FMA. */
+template <int TX, int K>
+__global__ void __launch_bounds__(DW_THREADS)
+    dw_fast_step_kernel(const c1d_shape s, const void *__restrict__ x, const void *__restrict__ w,
+                        const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y,
+                        int64_t /* strip: unused */) {
+  constexpr int V = dw_vec<TX>::V;
+  const uint32_t CV = (uint32_t)(s.C / V), total = (uint32_t)(s.N * CV); /* <= DW_FLAT_MAX */
+  for (uint32_t f = blockIdx.x * blockDim.x + threadIdx.x; f < total; f += gridDim.x * blockDim.x) {
+    uint32_t n, cv;
+    dw_split(f, CV, &n, &cv);
+    const int64_t c0 = (int64_t)cv * V, at = (int64_t)n * s.C + c0; /* x's and y's element */
+    const uint4 own = dw_load16((const unsigned char *)x + at * dw_vec<TX>::BYTES);
+    float xs[K][V]; /* tap k's inputs of the V channels */
+    if constexpr (K > 1) {
+      if (!s.states) {
+#pragma unroll
+        for (int k = 0; k < K - 1; k++)
+#pragma unroll
+          for (int j = 0; j < V; j++) xs[k][j] = 0.0f;
+      } else if (s.layout == C1D_LAYOUT_NLC) {
+#pragma unroll
+        for (int k = 0; k < K - 1; k++)
+          dw_load_floats_aligned<V>(st, s.dt.s, c1d_s_index_nlc(&s, n, c0, (k - (K - 1)) * s.D), xs[k]);
+      } else {
+        float sv[V * (K - 1)]; /* channel c0 + j's states at sv[j*(K-1) .. j*(K-1) + K-2] */
+        dw_load_floats_aligned<V *(K - 1)>(st, s.dt.s, c1d_s_index(&s, n, c0, -(K - 1)), sv);
+#pragma unroll
+        for (int k = 0; k < K - 1; k++)
+#pragma unroll
+          for (int j = 0; j < V; j++) xs[k][j] = sv[j * (K - 1) + k];
+      }
+    }
+    float wk[V][K], bias[V];
+    dw_nlc_weights<TX, K>(s, w, b, c0, wk, bias);
+    dw_unpack<TX>(own, xs[K - 1]);
+    float out[V];
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+      float acc = bias[j];
+#pragma unroll
+      for (int k = 0; k < K; k++) acc = c1d_fma(xs[k][j], wk[j][k], acc);
+      out[j] = c1d_activate(s, acc);
+    }
+    dw_store<V>(y, s.dt.y, at, out);
+  }
+}
+
 // --- the vector kernel for a path ---------------------------------------------------------------------
 
 /* The last argument: positions per thread (the channel-last kernels' strip; the (N, C, L) kernel ignores it). */
@@ -358,7 +604,7 @@ typedef void (*dw_kernel_fn)(const c1d_shape, const void *, const void *, const 
                              int64_t);
 
 /* The vector kernel for x's type TX and K taps: (N, C, L), channel-last with D = 1, or dilated. */
-enum dw_path { DW_NCL, DW_NCL_SHORT, DW_NLC, DW_NLC_DILATED };
+enum dw_path { DW_NCL, DW_NCL_SHORT, DW_NLC, DW_NLC_DILATED, DW_STEP, DW_NLC_NARROW };
 template <int TX>
 static dw_kernel_fn dw_pick(dw_path path, int64_t K) {
   switch (K) {
@@ -367,6 +613,8 @@ static dw_kernel_fn dw_pick(dw_path path, int64_t K) {
     return path == DW_NCL         ? dw_fast_ncl_kernel<TX, k>                                   \
            : path == DW_NCL_SHORT ? dw_fast_ncl_short_kernel<TX, k>                             \
            : path == DW_NLC       ? dw_fast_nlc_kernel<TX, k>                                   \
+           : path == DW_STEP      ? dw_fast_step_kernel<TX, k>                                  \
+           : path == DW_NLC_NARROW ? dw_fast_nlc_narrow_kernel<TX, k>                           \
                                   : dw_fast_nlc_dilated_kernel<TX, k>;
     DW_CASE(1) DW_CASE(2) DW_CASE(3) DW_CASE(4) DW_CASE(5) DW_CASE(6) DW_CASE(7) DW_CASE(8)
 #undef DW_CASE

@@ -50,8 +50,54 @@ C1D_HD float c1d_exp_f32(float v) {
   return c1d_mul(p, c1d_pow2_f32(k));
 }
 
-/* SiLU in float32: v / (1 + exp(-v)), each operation rounded once. */
-C1D_HD float c1d_silu_f32(float v) { return c1d_div(v, c1d_add(1.0f, c1d_exp_f32(-v))); }
+/* v / d for SiLU's denominator d = 1 + exp(-v) (d >= 1, +inf or NaN), correctly rounded (c1d_div's
+ * value) without a division. Why: a GPU's division calls a routine for its rare slow path, and the call
+ * makes ptxas spill the vector kernels' registers to local memory. How: d = 1, 2 and +inf are exact
+ * cases (every |v| < 2^-25 gives d = 2, so no quotient below is subnormal); beyond 2^64 both operands
+ * are scaled by 2^-64 (exact: v <= -44 there). A reciprocal estimate (the GPU's rcp.approx, within an
+ * ulp; on the CPU, for tests, RN(1/d) times 1 + estimate_err), one Newton step and one remainder
+ * correction put q within an ulp of v / d; the remainder v - d*q is then exact (an FMA), and so is d
+ * times half the gap to q's neighbour on the remainder's side: comparing the two picks the nearest,
+ * ties to even. Checked on every 61st float v with estimates up to 2^-12 off (test_numerics) and on
+ * every float v against the GPU's own division (test_gpu_dw). */
+C1D_HD float c1d_silu_quotient(float v, float d, float estimate_err) {
+  if (!(d > 1.0f && d < 18446744073709551616.0f && d != 2.0f)) { /* rare: one test on the common path */
+    if (d == 1.0f) return v;
+    if (d == 2.0f) return c1d_mul(v, 0.5f);
+    if (d == INFINITY) return c1d_mul(v, 0.0f); /* a zero of v's sign; NaN for v = -inf */
+    if (d >= 18446744073709551616.0f) {         /* 2^64 */
+      v = c1d_mul(v, 5.42101086242752217e-20f); /* 2^-64 */
+      d = c1d_mul(d, 5.42101086242752217e-20f);
+    }
+  }
+#if defined(__CUDA_ARCH__)
+  float r0;
+  (void)estimate_err;
+  asm("rcp.approx.ftz.f32 %0, %1;" : "=f"(r0) : "f"(d));
+#else
+  const float r0 = c1d_mul(c1d_div(1.0f, d), c1d_add(1.0f, estimate_err));
+#endif
+  const float r = c1d_fma(r0, c1d_fma(-d, r0, 1.0f), r0);
+  float q = c1d_mul(v, r);
+  q = c1d_fma(c1d_fma(-d, q, v), r, q);
+  const float rem = c1d_fma(-d, q, v); /* exact: v - d*q, whose sign says on which side v / d lies */
+  /* the neighbour of q on that side (q has v's sign and |q| >= 2^-122); rem = 0 or NaN keeps q */
+  const uint32_t qb = c1d_float_bits(q);
+  const float qn = c1d_bits_float((rem > 0.0f) == (q > 0.0f) ? qb + 1u : qb - 1u);
+  const float gap_d = c1d_mul(fabsf(c1d_sub(qn, q)), d), rem2 = c1d_mul(fabsf(rem), 2.0f); /* both exact */
+  return rem2 > gap_d || (rem2 == gap_d && (c1d_float_bits(qn) & 1u) == 0) ? qn : q;
+}
+
+/* SiLU in float32: v / (1 + exp(-v)), each operation rounded once (on the GPU the division is
+ * c1d_silu_quotient's: the same bits, no call). */
+C1D_HD float c1d_silu_f32(float v) {
+  const float d = c1d_add(1.0f, c1d_exp_f32(-v));
+#if defined(__CUDA_ARCH__)
+  return c1d_silu_quotient(v, d, 0.0f);
+#else
+  return c1d_div(v, d);
+#endif
+}
 
 /* SiLU and its derivative in float64 (the oracle and the explainer's propagation of errors). */
 static inline double c1d_silu_f64(double v) { return v / (1.0 + exp(-v)); }

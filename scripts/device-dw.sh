@@ -5,8 +5,9 @@
 # usage: scripts/device-dw.sh BUILD_DIR [STEP...]
 #   steps (default: all): sweep   bench_dw: gpu_dw_fast against the copy at the anchor and the decode-like
 #                                 grid, bf16 and fp32, (N, C, L) and channel-last; SiLU and states at
-#                                 the anchor
-#                         profile ncu on gpu_dw_fast at the anchor (bf16 both layouts, fp32 (N, C, L))
+#                                 the anchor, and bf16 over the grid with SiLU, states and bias
+#                         profile ncu on gpu_dw_fast at the anchor (bf16 and fp32, both layouts) and
+#                                 at three of the grid's weakest shapes
 #                         bench   convlab bench --depthwise at the anchor (bf16 and fp32, both layouts),
 #                                 with the PyTorch rows where PyTorch has CUDA
 #                         grouped convlab bench --groups G at C=O=1024..4096, G=4..64 (bf16 and fp32)
@@ -46,7 +47,21 @@ if wants sweep; then
     for layout in ncl nlc; do
       step "sweep $dt $layout" "$out/sweep-$dt-$layout.txt" "$bench_dw" --dtype $dt --layout $layout --shapes all
     done
+    # the (N, C, L) row kernel that the flat one replaced where both apply, the narrow channel-last
+    # kernel beside the wide one (gpu/dw_fast.cu)
+    step "sweep $dt ncl rows" "$out/sweep-$dt-ncl-rows.txt" env C1D_DW_NCL_KERNEL=rows "$bench_dw" --dtype $dt \
+      --layout ncl --shapes all
+    step "sweep $dt nlc narrow" "$out/sweep-$dt-nlc-narrow.txt" env C1D_DW_NLC_KERNEL=narrow "$bench_dw" \
+      --dtype $dt --layout nlc --shapes all
   done
+  for layout in ncl nlc; do # Mamba's configuration: SiLU and initial states, over the decode-like grid
+    step "decode bf16 $layout silu+states" "$out/decode-bf16-$layout-silu-states.txt" "$bench_dw" --dtype bf16 \
+      --layout $layout --shapes decode --activation silu --initial-states --bias
+  done
+  step "decode bf16 nlc narrow silu+states" "$out/decode-bf16-nlc-narrow-silu-states.txt" env C1D_DW_NLC_KERNEL=narrow \
+    "$bench_dw" --dtype bf16 --layout nlc --shapes decode --activation silu --initial-states --bias
+  step "anchor bf16 nlc narrow silu" "$out/anchor-bf16-nlc-narrow-silu.txt" env C1D_DW_NLC_KERNEL=narrow \
+    "$bench_dw" --dtype bf16 --layout nlc --shapes anchor --activation silu
   for layout in ncl nlc; do
     for dt in bf16 f32; do
       step "anchor $dt $layout silu/states" "$out/anchor-$dt-$layout-variants.txt" bash -c \
@@ -65,6 +80,12 @@ if wants profile && command -v ncu >/dev/null; then
     set -- $cfg
     step "ncu $1 $2" "$out/ncu-$1-$2.txt" ncu --kernel-name regex:dw_fast --launch-skip 1 --launch-count 1 \
       "${sections[@]}" "$bench_dw" --dtype "$1" --layout "$2" --shapes anchor --repeats 3
+  done
+  # the grid's weakest shapes: channel-last at medium sizes, short (N, C, L) rows, the L = 1 step
+  for cfg in "bf16 nlc 8,2048,512,4" "bf16 ncl 64,8192,64,4" "bf16 ncl 64,8192,1,4"; do
+    set -- $cfg
+    step "ncu $1 $2 $3" "$out/ncu-$1-$2-$3.txt" ncu --kernel-name regex:dw_fast --launch-skip 1 --launch-count 1 \
+      "${sections[@]}" "$bench_dw" --dtype "$1" --layout "$2" --shape "$3" --repeats 3
   done
 fi
 
@@ -89,7 +110,11 @@ fi
 
 if wants tests; then
   step "test_gpu_dw" "$out/test_gpu_dw.log" "$build/tests/test_gpu_dw" --jobs 4 --verbose=0
+  step "test_gpu_dw twins, row and narrow kernels" "$out/test_gpu_dw-rows.log" env C1D_DW_NCL_KERNEL=rows \
+    C1D_DW_NLC_KERNEL=narrow "$build/tests/test_gpu_dw" --jobs 4 --verbose=0 --filter 'gpu_dw/the_twins*'
   step "twins --depthwise" "$out/twins.txt" "$build/gpu/gpu_driver" twins --depthwise
+  step "twins --depthwise, row and narrow kernels" "$out/twins-rows.txt" env C1D_DW_NCL_KERNEL=rows \
+    C1D_DW_NLC_KERNEL=narrow "$build/gpu/gpu_driver" twins --depthwise
   command -v cuobjdump >/dev/null && step "sass_dw" "$out/sass_dw.txt" bash scripts/sass_dw.sh "$convlab"
 fi
 

@@ -28,6 +28,9 @@
 
 #ifdef C1D_HAVE_CUDA
 #include "tests/zoo/gpu_zoo.h"
+#ifdef C1D_HAVE_CUDA
+#include "gpu/silu_check.h"
+#endif
 #endif
 
 extern const c1d_impl c1d_cpu_grouped_naive;
@@ -37,14 +40,16 @@ extern const c1d_impl c1d_cpu_grouped_naive;
 #define SILU .act = C1D_ACT_SILU
 #define TYPES(x_, w_, b_, s_, y_) .dt = {C1D_DTYPE_##x_, C1D_DTYPE_##w_, C1D_DTYPE_##b_, C1D_DTYPE_##s_, C1D_DTYPE_##y_}
 
-/* The twins' table. The first four are gpu_dw_fast's main paths, which see all 243 type combinations:
+/* The twins' table. The first six are gpu_dw_fast's main paths, which see all 243 type combinations:
  * (N, C, L) vectors (D = 1, L % 8 == 0) in short rows and long ones, channel-last vectors (C % 8 == 0),
- * one thread per output. */
+ * one thread per output, the L = 1 step with either layout's states. */
 static const c1d_shape dw_shapes[] = {
     {DW(2, 24, 64, 4, 1), .bias = 1, .states = 1, SILU},        /* (N, C, L) short rows, Mamba's K */
     {DW(2, 6, 1048, 4, 1), .bias = 1, .states = 1, SILU},       /* (N, C, L) long rows, a ragged last chunk */
     {DW(2, 24, 64, 4, 1), .bias = 1, .states = 1, SILU, NLC},   /* channel-last vectors */
     {DW(2, 21, 37, 3, 2), .bias = 1, .states = 1, SILU},        /* one thread per output: D = 2, odd L */
+    {DW(3, 24, 1, 3, 1), .bias = 1, .states = 1, SILU},         /* L = 1, a decode step: (N, C, L) states */
+    {DW(3, 24, 1, 4, 1), .bias = 1, .states = 1, SILU, NLC},    /* the step with channel-last states */
     {DW(2, 21, 37, 3, 2), .bias = 1, .states = 1, NLC},         /* channel-last, C % 4 != 0: per output */
     {DW(2, 16, 40, 5, 3), .states = 1, NLC},                    /* channel-last dilated vectors */
     {DW(1, 16, 9, 4, 4), .bias = 1, .states = 1, SILU, NLC},    /* dilated, L = 9 < (K-1)*D = 12 */
@@ -61,7 +66,7 @@ static const c1d_shape dw_shapes[] = {
     {DW(2, 4, 2056, 7, 1), .states = 1},                        /* long rows, fp32 history of two vectors */
     {DW(2, 256, 32779, 4, 1), .bias = 1, .states = 1, NLC},     /* channel-last strips of 16-32 positions */
 };
-enum { N_DW = sizeof dw_shapes / sizeof dw_shapes[0], N_ALL_TYPES_SHAPES = 4 };
+enum { N_DW = sizeof dw_shapes / sizeof dw_shapes[0], N_ALL_TYPES_SHAPES = 6 };
 
 /* gpu_grouped's: C/G > 1, O/G not a multiple of four, L < (K-1)*D. */
 static const c1d_shape grouped_shapes[] = {
@@ -454,6 +459,19 @@ Test(gpu_dw, correct_kernels_and_cudnn_rows_are_never_called_a_bug, .timeout = 3
   cr_assert_geq(runs[1], 30, "gpu_dw_fast ran %d times", runs[1]);
   cr_assert_geq(runs[5], 20, "cudnn_lowp ran %d times", runs[5]);
   free(naive);
+}
+
+/* The kernels' SiLU divides without a division (numerics/activation.h); its CPU twin divides. The same
+ * bits for every float input, against this GPU's own correctly rounded division. */
+Test(gpu_dw, the_gpu_silu_equals_the_division_on_every_float) {
+  skip_without_device();
+#ifdef C1D_HAVE_CUDA
+  uint64_t bad = 0;
+  uint32_t first = 0;
+  cr_assert_eq(c1d_gpu_silu_mismatches(&bad, &first), C1D_OK, "%s", c1d_error_detail());
+  cr_assert_eq(bad, 0, "%llu of 2^32 inputs differ from the division, the first v = %a (bits 0x%08x)",
+               (unsigned long long)bad, (double)c1d_bits_float(first), first);
+#endif
 }
 
 Test(gpu_dw, cudnn_searches_run_on_depthwise_problems_and_name_their_algorithm) {

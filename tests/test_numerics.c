@@ -6,6 +6,7 @@
 #include <string.h>
 #include <stdlib.h>
 
+#include "numerics/activation.h"
 #include "numerics/arith.h"
 #include "numerics/bounds.h"
 #include "numerics/histogram.h"
@@ -145,6 +146,27 @@ Test(split_tf32, big_plus_small_is_close_to_the_value) {
 }
 
 // --- ULP distance -------------------------------------------------------------------------------
+
+/* The GPU's SiLU divides without a division (numerics/activation.h): the same bits as v / d wherever its
+ * reciprocal estimate is within 2^-12 (the hardware's is within an ulp), here on every 61st float v and
+ * on the cases that take its special paths. test_gpu_dw checks every float v on the device. */
+Test(silu_quotient, is_the_correctly_rounded_division_for_every_estimate_within_two_to_the_minus_12) {
+  const float errs[] = {0.0f, 1.2e-7f, -1.2e-7f, 2.4e-4f, -2.4e-4f};
+  const float specials[] = {0.0f, -0.0f, 1e-45f, -1e-45f, 0x1p-23f, 0x1p-25f, -0x1p-25f, 17.0f, 88.0f, -44.4f,
+                            -44.5f, -87.4f, -88.7f, -88.8f, -103.9f, -104.0f, 3e38f, -3e38f, INFINITY, -INFINITY, NAN};
+  long bad = 0;
+#pragma omp parallel for reduction(+ : bad) schedule(static, 4096)
+  for (int64_t i = 0; i < (INT64_C(1) << 32) / 61 + (int64_t)(sizeof specials / sizeof *specials); i++) {
+    const int64_t nsp = (int64_t)(sizeof specials / sizeof *specials);
+    const float v = i < nsp ? specials[i] : c1d_bits_float((uint32_t)((i - nsp) * 61));
+    const float d = c1d_add(1.0f, c1d_exp_f32(-v)), want = c1d_div(v, d);
+    for (int e = 0; e < 5; e++) {
+      const float got = c1d_silu_quotient(v, d, errs[e]);
+      bad += !(c1d_float_bits(got) == c1d_float_bits(want) || (got != got && want != want));
+    }
+  }
+  cr_assert_eq(bad, 0, "%ld quotients differ from the division", bad);
+}
 
 Test(ulp_distance, counts_representable_values) {
   cr_assert_eq(c1d_ulp_distance(1.0f, 1.0f), 0);
