@@ -102,7 +102,7 @@ if wants grouped; then
     for C in 1024 4096; do
       for G in 4 16 64; do
         step "grouped $dt C=$C G=$G" "$out/grouped-$dt-$C-$G.txt" "$convlab" bench --groups "$G" --cin "$C" \
-          --cout "$C" --batch 8 --length 4096 --taps 4 --dtype "$dt" --impl gpu_grouped --repeats 20 --quiet
+          --cout "$C" --batch 8 --length 4096 --taps 4 --dtype "$dt" --impl gpu_grouped --repeats 3 --quiet
       done
     done
   done
