@@ -139,27 +139,14 @@ static int64_t dw_nlc_strip(const c1d_shape *s, int V) {
   return strip;
 }
 
-/* The (N, C, L) vector kernel: the flat one (one vector per thread) wherever its count fits 31 bits; the
- * row kernel (four vectors per thread, warps along a row) beyond, or for rows of at least 32 * four
- * vectors when C1D_DW_NCL_KERNEL=rows (benchmarks and tests compare the two). Read once. */
-static bool dw_ncl_rows_asked(void) {
-  static int asked = -1;
-  if (asked < 0) {
-    const char *e = getenv("C1D_DW_NCL_KERNEL");
-    asked = e && !strcmp(e, "rows");
-  }
-  return asked;
-}
-
-/* The channel-last kernel for D = 1: the narrow one (a 4-byte word of channels per thread) when
- * C1D_DW_NLC_KERNEL=narrow, else the wide one (16 bytes per thread). Read once. */
-static bool dw_nlc_narrow_asked(void) {
-  static int asked = -1;
-  if (asked < 0) {
-    const char *e = getenv("C1D_DW_NLC_KERNEL");
-    asked = e && !strcmp(e, "narrow");
-  }
-  return asked;
+/* Whether the environment variable `name` is `value`: C1D_DW_NCL_KERNEL=rows asks for the (N, C, L) row
+ * kernel (four vectors a thread, warps along a row) where the flat one (one vector a thread, the default
+ * wherever its count fits 31 bits) would run; C1D_DW_NLC_KERNEL=narrow for the narrow channel-last
+ * kernel (a 4-byte word of channels a thread) where the wide one (16 bytes) would. Benchmarks and tests
+ * compare them. */
+static bool dw_env_is(const char *name, const char *value) {
+  const char *e = getenv(name);
+  return e && !strcmp(e, value);
 }
 
 /* The narrow channel-last kernel's strip: as dw_nlc_strip, for about 2^18 threads (it holds fewer
@@ -186,7 +173,7 @@ static c1d_status launch_dw_fast(const c1d_shape *s, const float *x, const float
   const bool ncl_vectors = vectors && !nlc && s->L % V == 0 && !dilated;
   const int64_t outputs = s->N * s->C * s->L;
   const bool flat_fits = outputs / V <= DW_FLAT_MAX, long_rows = s->L / V >= 32 * dw_ncl_vectors(V, (int)s->K);
-  const bool ncl_rows = !flat_fits || (long_rows && dw_ncl_rows_asked());
+  const bool ncl_rows = !flat_fits || (long_rows && dw_env_is("C1D_DW_NCL_KERNEL", "rows"));
   if (vectors && s->L == 1 && s->C % V == 0 && flat_fits && (nlc || !dilated || !s->states)) {
     kernel = dw_pick_for(s->dt.x, DW_STEP, s->K); /* one row per batch: the same memory in both layouts */
     const dim3 grid = c1d_grid(c1d_ceil_div(s->N * (s->C / V), DW_THREADS), 1, 1);
@@ -204,9 +191,9 @@ static c1d_status launch_dw_fast(const c1d_shape *s, const float *x, const float
     const dim3 grid = c1d_grid(c1d_ceil_div(s->N * s->C * (s->L / V), DW_THREADS), 1, 1);
     kernel<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y, 0);
     C1D_LAUNCHED("dw_fast_ncl_short_kernel");
-  } else if (nlc && !dilated && dw_nlc_narrow_asked() && s->K <= DW_MAX_K && s->C % (4 / c1d_dtype_size(s->dt.x)) == 0 &&
-             (((uintptr_t)x | (uintptr_t)y) & 3u) == 0) {
-    const int E = 4 / c1d_dtype_size(s->dt.x);
+  } else if (nlc && !dilated && s->K <= DW_MAX_K && dw_env_is("C1D_DW_NLC_KERNEL", "narrow") &&
+             s->C % (4 / c1d_dtype_size(s->dt.x)) == 0 && (((uintptr_t)x | (uintptr_t)y) & 3u) == 0) {
+    const int E = 4 / c1d_dtype_size(s->dt.x); /* channels per 4-byte word */
     kernel = dw_pick_for(s->dt.x, DW_NLC_NARROW, s->K);
     const int64_t strip = dw_narrow_strip(s, E);
     const dim3 block = dw_block(s->C / E);

@@ -585,15 +585,7 @@ __global__ void __launch_bounds__(DW_THREADS)
     float wk[V][K], bias[V];
     dw_nlc_weights<TX, K>(s, w, b, c0, wk, bias);
     dw_unpack<TX>(own, xs[K - 1]);
-    float out[V];
-#pragma unroll
-    for (int j = 0; j < V; j++) {
-      float acc = bias[j];
-#pragma unroll
-      for (int k = 0; k < K; k++) acc = c1d_fma(xs[k][j], wk[j][k], acc);
-      out[j] = c1d_activate(s, acc);
-    }
-    dw_store<V>(y, s.dt.y, at, out);
+    dw_nlc_outputs<TX, K>(s, wk, bias, xs, y, n, c0, 0); /* y's element at: its row t = 0 */
   }
 }
 
