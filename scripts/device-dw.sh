@@ -97,6 +97,16 @@ if wants bench; then
   done
 fi
 
+if wants tests; then
+  step "test_gpu_dw" "$out/test_gpu_dw.log" "$build/tests/test_gpu_dw" --jobs 4 --verbose=0
+  step "test_gpu_dw twins, row and narrow kernels" "$out/test_gpu_dw-rows.log" env C1D_DW_NCL_KERNEL=rows \
+    C1D_DW_NLC_KERNEL=narrow "$build/tests/test_gpu_dw" --jobs 4 --verbose=0 --filter 'gpu_dw/the_twins*'
+  step "twins --depthwise" "$out/twins.txt" "$build/gpu/gpu_driver" twins --depthwise
+  step "twins --depthwise, row and narrow kernels" "$out/twins-rows.txt" env C1D_DW_NCL_KERNEL=rows \
+    C1D_DW_NLC_KERNEL=narrow "$build/gpu/gpu_driver" twins --depthwise
+  command -v cuobjdump >/dev/null && step "sass_dw" "$out/sass_dw.txt" bash scripts/sass_dw.sh "$convlab"
+fi
+
 if wants grouped; then
   for dt in bf16 f32; do
     for C in 1024 4096; do
@@ -106,16 +116,6 @@ if wants grouped; then
       done
     done
   done
-fi
-
-if wants tests; then
-  step "test_gpu_dw" "$out/test_gpu_dw.log" "$build/tests/test_gpu_dw" --jobs 4 --verbose=0
-  step "test_gpu_dw twins, row and narrow kernels" "$out/test_gpu_dw-rows.log" env C1D_DW_NCL_KERNEL=rows \
-    C1D_DW_NLC_KERNEL=narrow "$build/tests/test_gpu_dw" --jobs 4 --verbose=0 --filter 'gpu_dw/the_twins*'
-  step "twins --depthwise" "$out/twins.txt" "$build/gpu/gpu_driver" twins --depthwise
-  step "twins --depthwise, row and narrow kernels" "$out/twins-rows.txt" env C1D_DW_NCL_KERNEL=rows \
-    C1D_DW_NLC_KERNEL=narrow "$build/gpu/gpu_driver" twins --depthwise
-  command -v cuobjdump >/dev/null && step "sass_dw" "$out/sass_dw.txt" bash scripts/sass_dw.sh "$convlab"
 fi
 
 printf '%s\n' "${results[@]}"
