@@ -139,22 +139,11 @@ static int64_t dw_nlc_strip(const c1d_shape *s, int V) {
   return strip;
 }
 
-/* Whether the environment variable `name` is `value`: C1D_DW_NCL_KERNEL=rows asks for the (N, C, L) row
- * kernel (four vectors a thread, warps along a row) where the flat one (one vector a thread, the default
- * wherever its count fits 31 bits) would run; C1D_DW_NLC_KERNEL=narrow for the narrow channel-last
- * kernel (a 4-byte word of channels a thread) where the wide one (16 bytes) would. Benchmarks and tests
- * compare them. */
+/* Whether the environment variable `name` is `value` (C1D_DW_NCL_KERNEL=rows asks for the (N, C, L) row
+ * kernel where the flat one would run: benchmarks and tests compare them). */
 static bool dw_env_is(const char *name, const char *value) {
   const char *e = getenv(name);
   return e && !strcmp(e, value);
-}
-
-/* The narrow channel-last kernel's strip: as dw_nlc_strip, for about 2^18 threads (it holds fewer
- * registers, so more of them run at once), at least 4 positions. */
-static int64_t dw_narrow_strip(const c1d_shape *s, int E) {
-  int64_t strip = DW_NLC_STRIP;
-  while (strip > 4 && s->N * (s->C / E) * c1d_ceil_div(s->L, strip) < (INT64_C(1) << 18)) strip /= 2;
-  return strip;
 }
 
 static c1d_status launch_dw_fast(const c1d_shape *s, const float *x, const float *w, const float *b, float *y,
@@ -191,16 +180,6 @@ static c1d_status launch_dw_fast(const c1d_shape *s, const float *x, const float
     const dim3 grid = c1d_grid(c1d_ceil_div(s->N * s->C * (s->L / V), DW_THREADS), 1, 1);
     kernel<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y, 0);
     C1D_LAUNCHED("dw_fast_ncl_short_kernel");
-  } else if (nlc && !dilated && s->K <= DW_MAX_K && dw_env_is("C1D_DW_NLC_KERNEL", "narrow") &&
-             s->C % (4 / c1d_dtype_size(s->dt.x)) == 0 && (((uintptr_t)x | (uintptr_t)y) & 3u) == 0) {
-    const int E = 4 / c1d_dtype_size(s->dt.x); /* channels per 4-byte word */
-    kernel = dw_pick_for(s->dt.x, DW_NLC_NARROW, s->K);
-    const int64_t strip = dw_narrow_strip(s, E);
-    const dim3 block = dw_block(s->C / E);
-    const dim3 grid =
-        c1d_grid(c1d_ceil_div(s->C / E, block.x), c1d_ceil_div(c1d_ceil_div(s->L, strip), block.y), s->N);
-    kernel<<<grid, block, 0, stream>>>(*s, x, w, b, states, y, strip);
-    C1D_LAUNCHED("dw_fast_nlc_narrow_kernel");
   } else if (vectors && nlc && s->C % V == 0) {
     kernel = dw_pick_for(s->dt.x, dilated ? DW_NLC_DILATED : DW_NLC, s->K);
     const int64_t strip = dw_nlc_strip(s, V);

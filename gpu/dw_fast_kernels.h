@@ -1,5 +1,5 @@
 /* gpu_dw_fast's vector kernels (gpu/dw_fast.cu says what they compute), as templates over x's element
- * type TX and the taps K. Each element type's 48 kernels (6 paths x K = 1..8) are instantiated in a file
+ * type TX and the taps K. Each element type's 40 kernels (5 paths x K = 1..8) are instantiated in a file
  * of their own (dw_fast_f32.cu, dw_fast_bf16.cu, dw_fast_f16.cu): 72 of them in one file took 74 s of nvcc
  * (cicc 31 s, ptxas 41 s) on the 2-core machines, the longest step of every build; in three files they
  * compile side by side. */
@@ -151,39 +151,6 @@ static __device__ __forceinline__ void dw_store(void *y, c1d_dtype d, int64_t e,
     __stcs((uint4 *)((uint16_t *)y + e), make_uint4(w[0], w[1], w[2], w[3]));
   else
     __stcs((uint2 *)((uint16_t *)y + e), make_uint2(w[0], w[1]));
-}
-
-/* The E = 4 / sizeof(TX) elements of a 4-byte word of x as float32 (exact). */
-template <int TX>
-static __device__ __forceinline__ void dw_unpack_word(uint32_t u, float *out) {
-  if constexpr (TX == C1D_DTYPE_F32) {
-    out[0] = __uint_as_float(u);
-  } else {
-#pragma unroll
-    for (int j = 0; j < 2; j++) {
-      const uint16_t h = (uint16_t)(j ? u >> 16 : u & 0xffffu);
-      out[j] = TX == C1D_DTYPE_BF16 ? c1d_bf16_bits_to_float(h) : __half2float(__ushort_as_half(h));
-    }
-  }
-}
-
-/* y[e .. e+E) := v rounded to y's type d (e a multiple of E): one store of 2 to 8 bytes. */
-template <int E>
-static __device__ __forceinline__ void dw_store_word(void *y, c1d_dtype d, int64_t e, const float *v) {
-  if (d == C1D_DTYPE_F32) {
-    if constexpr (E == 2)
-      __stcs((uint2 *)((float *)y + e), make_uint2(__float_as_uint(v[0]), __float_as_uint(v[1])));
-    else
-      __stcs((float *)y + e, v[0]);
-    return;
-  }
-  uint32_t h[E];
-#pragma unroll
-  for (int j = 0; j < E; j++) h[j] = d == C1D_DTYPE_BF16 ? c1d_float_to_bf16_bits(v[j]) : c1d_float_to_f16_bits(v[j]);
-  if constexpr (E == 2)
-    __stcs((unsigned *)((uint16_t *)y + e), h[0] | h[1] << 16);
-  else
-    __stcs((unsigned short *)y + e, (unsigned short)h[0]);
 }
 
 /* The V outputs of K taps: acc_j = b; acc_j = fma(tap k's input of output j, w_k, acc_j) for k = 0..K-1,
@@ -468,81 +435,6 @@ __global__ void __launch_bounds__(DW_THREADS, dw_vec<TX>::NLC_BLOCKS(K))
   }
 }
 
-/* Channel-last, D = 1 (or K = 1), narrow: a thread owns the channels of one 4-byte word of x (two bf16
- * or fp16 channels, one fp32 one) over a strip of positions, walked DW_NARROW_RUN rows at a time with the
- * next rows in flight. Fewer registers than dw_fast_nlc_kernel (2*K weights, not 8*K), so more warps and
- * more bytes in flight per SM; a warp's row loads are 128 contiguous bytes. */
-#define DW_NARROW_RUN 8
-/* Blocks per SM it is built for: without a minimum ptxas picked 64 registers and spilled. */
-static constexpr __host__ __device__ int dw_narrow_blocks(int K) { return K > 5 ? 2 : 3; }
-template <int TX, int K>
-__global__ void __launch_bounds__(DW_THREADS, dw_narrow_blocks(K))
-    dw_fast_nlc_narrow_kernel(const c1d_shape s, const void *__restrict__ x, const void *__restrict__ w,
-                              const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y,
-                              const int64_t strip) {
-  constexpr int E = TX == C1D_DTYPE_F32 ? 1 : 2, TT = DW_NARROW_RUN; /* channels per word, rows per chunk */
-  const int64_t CE = s.C / E, strips = c1d_ceil_div(s.L, strip);
-  C1D_FOR_BLOCK_Z(n, s.N)
-  for (int64_t ce = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; ce < CE; ce += (int64_t)gridDim.x * blockDim.x) {
-    const int64_t c0 = ce * E;
-    const uint32_t *x0 = (const uint32_t *)x + c1d_x_index_nlc(&s, n, c0, 0) / E; /* row t: x0[t * CE] */
-    float flat[E * K], bias[E];
-    dw_load_floats<E * K>(w, s.dt.w, dw_w_first(s, c0), flat); /* channels c0.., K weights each */
-    if (s.bias) {
-      dw_load_floats<E>(b, s.dt.b, c0, bias);
-    } else {
-#pragma unroll
-      for (int j = 0; j < E; j++) bias[j] = 0.0f;
-    }
-    for (int64_t sp = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; sp < strips;
-         sp += (int64_t)gridDim.y * blockDim.y) {
-      const int64_t t_begin = sp * strip, t_end = t_begin + strip < s.L ? t_begin + strip : s.L;
-      float win[K][E]; /* win[k]: row t - (K-1) + k of the position t being computed, as floats */
-#pragma unroll
-      for (int k = 0; k + 1 < K; k++) { /* the K-1 rows before the strip: x, or the states or zeros */
-        const int64_t tt = t_begin - (K - 1) + k;
-        if (tt >= 0) {
-          dw_unpack_word<TX>(__ldg(x0 + tt * CE), win[k + 1]);
-        } else if (s.states) {
-          dw_load_floats<E>(st, s.dt.s, c1d_s_index_nlc(&s, n, c0, tt), win[k + 1]);
-        } else {
-#pragma unroll
-          for (int j = 0; j < E; j++) win[k + 1][j] = 0.0f;
-        }
-      }
-      uint32_t raw[TT]; /* this chunk's rows */
-#pragma unroll
-      for (int i = 0; i < TT; i++) raw[i] = t_begin + i < t_end ? __ldg(x0 + (t_begin + i) * CE) : 0u;
-      for (int64_t t = t_begin; t < t_end; t += TT) {
-        uint32_t next[TT]; /* the next chunk's rows, in flight while this chunk computes */
-#pragma unroll
-        for (int i = 0; i < TT; i++) next[i] = t + TT + i < t_end ? __ldg(x0 + (t + TT + i) * CE) : 0u;
-#pragma unroll
-        for (int i = 0; i < TT; i++) {
-#pragma unroll
-          for (int k = 0; k + 1 < K; k++)
-#pragma unroll
-            for (int j = 0; j < E; j++) win[k][j] = win[k + 1][j];
-          dw_unpack_word<TX>(raw[i], win[K - 1]);
-          if (t + i < t_end) {
-            float out[E];
-#pragma unroll
-            for (int j = 0; j < E; j++) {
-              float acc = bias[j];
-#pragma unroll
-              for (int k = 0; k < K; k++) acc = c1d_fma(win[k][j], flat[j * K + k], acc);
-              out[j] = c1d_activate(s, acc);
-            }
-            dw_store_word<E>(y, s.dt.y, c1d_y_index_nlc(&s, n, c0, t + i), out);
-          }
-        }
-#pragma unroll
-        for (int i = 0; i < TT; i++) raw[i] = next[i];
-      }
-    }
-  }
-}
-
 // --- L = 1: a decode step, either layout -----------------------------------------------------------------
 
 /* L = 1 (D = 1 or K = 1 with (N, C, L) states): x and y hold one row of C per batch in either layout. A
@@ -596,7 +488,7 @@ typedef void (*dw_kernel_fn)(const c1d_shape, const void *, const void *, const 
                              int64_t);
 
 /* The vector kernel for x's type TX and K taps: (N, C, L), channel-last with D = 1, or dilated. */
-enum dw_path { DW_NCL, DW_NCL_SHORT, DW_NLC, DW_NLC_DILATED, DW_STEP, DW_NLC_NARROW };
+enum dw_path { DW_NCL, DW_NCL_SHORT, DW_NLC, DW_NLC_DILATED, DW_STEP };
 template <int TX>
 static dw_kernel_fn dw_pick(dw_path path, int64_t K) {
   switch (K) {
@@ -606,7 +498,6 @@ static dw_kernel_fn dw_pick(dw_path path, int64_t K) {
            : path == DW_NCL_SHORT ? dw_fast_ncl_short_kernel<TX, k>                             \
            : path == DW_NLC       ? dw_fast_nlc_kernel<TX, k>                                   \
            : path == DW_STEP      ? dw_fast_step_kernel<TX, k>                                  \
-           : path == DW_NLC_NARROW ? dw_fast_nlc_narrow_kernel<TX, k>                           \
                                   : dw_fast_nlc_dilated_kernel<TX, k>;
     DW_CASE(1) DW_CASE(2) DW_CASE(3) DW_CASE(4) DW_CASE(5) DW_CASE(6) DW_CASE(7) DW_CASE(8)
 #undef DW_CASE

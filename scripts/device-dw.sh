@@ -47,21 +47,14 @@ if wants sweep; then
     for layout in ncl nlc; do
       step "sweep $dt $layout" "$out/sweep-$dt-$layout.txt" "$bench_dw" --dtype $dt --layout $layout --shapes all
     done
-    # the (N, C, L) row kernel that the flat one replaced where both apply, the narrow channel-last
-    # kernel beside the wide one (gpu/dw_fast.cu)
+    # the (N, C, L) row kernel that the flat one replaced where both apply (gpu/dw_fast.cu)
     step "sweep $dt ncl rows" "$out/sweep-$dt-ncl-rows.txt" env C1D_DW_NCL_KERNEL=rows "$bench_dw" --dtype $dt \
       --layout ncl --shapes all
-    step "sweep $dt nlc narrow" "$out/sweep-$dt-nlc-narrow.txt" env C1D_DW_NLC_KERNEL=narrow "$bench_dw" \
-      --dtype $dt --layout nlc --shapes all
   done
   for layout in ncl nlc; do # Mamba's configuration: SiLU and initial states, over the decode-like grid
     step "decode bf16 $layout silu+states" "$out/decode-bf16-$layout-silu-states.txt" "$bench_dw" --dtype bf16 \
       --layout $layout --shapes decode --activation silu --initial-states --bias
   done
-  step "decode bf16 nlc narrow silu+states" "$out/decode-bf16-nlc-narrow-silu-states.txt" env C1D_DW_NLC_KERNEL=narrow \
-    "$bench_dw" --dtype bf16 --layout nlc --shapes decode --activation silu --initial-states --bias
-  step "anchor bf16 nlc narrow silu" "$out/anchor-bf16-nlc-narrow-silu.txt" env C1D_DW_NLC_KERNEL=narrow \
-    "$bench_dw" --dtype bf16 --layout nlc --shapes anchor --activation silu
   for layout in ncl nlc; do
     for dt in bf16 f32; do
       step "anchor $dt $layout silu/states" "$out/anchor-$dt-$layout-variants.txt" bash -c \
@@ -99,11 +92,11 @@ fi
 
 if wants tests; then
   step "test_gpu_dw" "$out/test_gpu_dw.log" "$build/tests/test_gpu_dw" --jobs 4 --verbose=0
-  step "test_gpu_dw twins, row and narrow kernels" "$out/test_gpu_dw-rows.log" env C1D_DW_NCL_KERNEL=rows \
-    C1D_DW_NLC_KERNEL=narrow "$build/tests/test_gpu_dw" --jobs 4 --verbose=0 --filter 'gpu_dw/the_twins*'
+  step "test_gpu_dw twins, row kernel" "$out/test_gpu_dw-rows.log" env C1D_DW_NCL_KERNEL=rows \
+    "$build/tests/test_gpu_dw" --jobs 4 --verbose=0 --filter 'gpu_dw/the_twins*'
   step "twins --depthwise" "$out/twins.txt" "$build/gpu/gpu_driver" twins --depthwise
-  step "twins --depthwise, row and narrow kernels" "$out/twins-rows.txt" env C1D_DW_NCL_KERNEL=rows \
-    C1D_DW_NLC_KERNEL=narrow "$build/gpu/gpu_driver" twins --depthwise
+  step "twins --depthwise, row kernel" "$out/twins-rows.txt" env C1D_DW_NCL_KERNEL=rows "$build/gpu/gpu_driver" \
+    twins --depthwise
   command -v cuobjdump >/dev/null && step "sass_dw" "$out/sass_dw.txt" bash scripts/sass_dw.sh "$convlab"
 fi
 

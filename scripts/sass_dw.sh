@@ -26,7 +26,7 @@ cuobjdump --dump-sass "$bin" | awk '
       printf "%-8s %-70s LDG.E.128 %3d  wide STG %3d  LDL/STL %d\n", ok ? "ok" : "FAILED", f, ldg[f], stg[f], local[f]
     }
     # 3 element types of x times K = 1..8 times 5 paths ((N, C, L) rows and flat, channel-last, channel-last
-    # dilated, the L = 1 step); the narrow channel-last kernel moves 4-byte words, the others one element
+    # dilated, the L = 1 step); the per-output kernels move one element at a time
     printf "sass_dw: %d kernels, %d vector kernels (120 expected); %s\n", kernels, vectors,
            bad ? bad " fail the checks" : "every vector kernel moves 16-byte vectors, no local memory"
     exit (bad || vectors != 120)
