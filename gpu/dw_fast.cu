@@ -52,7 +52,8 @@ __global__ void __launch_bounds__(DW_THREADS)
 
 /* One thread per output for K <= 8 (the paths without vectors: L % V != 0 or L = 1 in (N, C, L), dilated
  * (N, C, L), unaligned tensors, C % V != 0 channel-last): the K tap inputs (x, or before t = 0 the states
- * or zeros) and the K weights all loaded before the first FMA, 32-bit index arithmetic where it fits.
+ * or zeros) and the K weights all loaded before the first FMA; 32-bit index arithmetic (the launcher
+ * sends it at most 2^31 outputs).
  * The flat index f is y's own (either layout). */
 template <int K, bool NLC>
 __global__ void __launch_bounds__(DW_THREADS)
