@@ -12,11 +12,9 @@
 #include "gpu/launch.h"
 
 #define DW_THREADS 256
-/* 16-byte vectors per thread on the (N, C, L) path: four, or two where the history spans two vectors
+/* 16-byte vectors per thread in the (N, C, L) row kernel: four, or two where the history spans two vectors
  * (fp32, K >= 6: four made ptxas put 4 bytes on the stack). */
 static constexpr __host__ __device__ int dw_ncl_vectors(int V, int K) { return (K - 1 + V - 1) / V > 1 ? 2 : 4; }
-/* Rows of fewer than 32 * dw_ncl_vectors vectors (some lanes of a warp would hold none) take the flat
- * (N, C, L) kernel. */
 #define DW_MAX_K 8       /* the vector paths' template range */
 #define DW_NLC_RUN 4     /* positions per chunk (rows in flight per thread) on the channel-last path */
 #define DW_NLC_STRIP 64  /* the longest strip of positions a channel-last thread walks */
@@ -103,15 +101,11 @@ static __device__ __forceinline__ int64_t dw_w_first(const c1d_shape &s, int64_t
  * c1d_bf16_bits_to_float and c1d_f16_bits_to_float). */
 template <int TX>
 static __device__ __forceinline__ void dw_unpack(const uint4 &r, float *out) {
-  const uint32_t w[4] = {r.x, r.y, r.z, r.w};
-#pragma unroll
-  for (int j = 0; j < dw_vec<TX>::V; j++) {
-    if constexpr (TX == C1D_DTYPE_F32) {
-      out[j] = __uint_as_float(w[j]);
-    } else {
-      const uint16_t h = (uint16_t)(j % 2 ? w[j / 2] >> 16 : w[j / 2] & 0xffffu);
-      out[j] = TX == C1D_DTYPE_BF16 ? c1d_bf16_bits_to_float(h) : __half2float(__ushort_as_half(h));
-    }
+  if constexpr (TX == C1D_DTYPE_F32) {
+    out[0] = __uint_as_float(r.x), out[1] = __uint_as_float(r.y);
+    out[2] = __uint_as_float(r.z), out[3] = __uint_as_float(r.w);
+  } else {
+    dw_unpack16(r, TX == C1D_DTYPE_BF16, out);
   }
 }
 
@@ -194,10 +188,11 @@ static __device__ __forceinline__ void dw_ncl_window(const c1d_shape &s, const v
   }
 }
 
-/* Long rows: a warp's lanes hold consecutive vectors of one row, U per thread, every load in flight before
- * the first use; the P vectors before a lane's come from the lanes before it by warp shuffles, and lanes
- * 0 .. P-1 load theirs (one 16-byte load each, issued with the others). Three blocks per SM (85
- * registers): without a minimum ptxas picked 64 registers and spilled. */
+/* The row kernel (C1D_DW_NCL_KERNEL=rows, or beyond 2^31 vectors), for long rows: a warp's lanes hold
+ * consecutive vectors of one row, U per thread, every load in flight before the first use; the P vectors
+ * before a lane's come from the lanes before it by warp shuffles, and lanes 0 .. P-1 load theirs (one
+ * 16-byte load each, issued with the others). Three blocks per SM (85 registers): without a minimum ptxas
+ * picked 64 registers and spilled. */
 template <int TX, int K>
 __global__ void __launch_bounds__(DW_THREADS, 3)
     dw_fast_ncl_kernel(const c1d_shape s, const void *__restrict__ x, const void *__restrict__ w,
@@ -249,9 +244,9 @@ __global__ void __launch_bounds__(DW_THREADS, 3)
   }
 }
 
-/* Short rows (fewer vectors than a warp's lanes would hold): one vector per thread over the flat
- * (row, vector) index, so that every lane works; the P vectors before it are loaded (L1 hits: the
- * neighbouring threads' own vectors). */
+/* The flat (N, C, L) kernel, the launcher's default: one vector per thread over the flat (row, vector)
+ * index, so that every lane works whatever the row length; the P vectors before it are loaded (L1 hits:
+ * the neighbouring threads' own vectors). 32 registers: 88 % occupancy at the anchor (issue 24). */
 template <int TX, int K>
 __global__ void __launch_bounds__(DW_THREADS)
     dw_fast_ncl_short_kernel(const c1d_shape s, const void *__restrict__ x, const void *__restrict__ w,
@@ -487,7 +482,8 @@ __global__ void __launch_bounds__(DW_THREADS)
 typedef void (*dw_kernel_fn)(const c1d_shape, const void *, const void *, const void *, const void *, void *,
                              int64_t);
 
-/* The vector kernel for x's type TX and K taps: (N, C, L), channel-last with D = 1, or dilated. */
+/* The vector kernel for x's type TX and K taps: (N, C, L) rows or flat, channel-last with D = 1 or
+ * dilated, or the L = 1 step. */
 enum dw_path { DW_NCL, DW_NCL_SHORT, DW_NLC, DW_NLC_DILATED, DW_STEP };
 template <int TX>
 static dw_kernel_fn dw_pick(dw_path path, int64_t K) {

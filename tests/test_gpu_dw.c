@@ -27,10 +27,8 @@
 #include "tests/support/lowp_cases.h"
 
 #ifdef C1D_HAVE_CUDA
-#include "tests/zoo/gpu_zoo.h"
-#ifdef C1D_HAVE_CUDA
 #include "gpu/silu_check.h"
-#endif
+#include "tests/zoo/gpu_zoo.h"
 #endif
 
 extern const c1d_impl c1d_cpu_grouped_naive;
