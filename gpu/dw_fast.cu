@@ -123,12 +123,12 @@ static dw_kernel_fn dw_pick_for(c1d_dtype tx, dw_path path, int64_t K) {
                                 : c1d_dw_fast_pick_f16(path, K);
 }
 
-/* Threads along the vectorised index (a multiple of 32, at most DW_THREADS), the rest of the block
+/* Threads along the vectorised index (a multiple of 32, at most `threads`), the rest of the block
  * along the other one. */
-static dim3 dw_block(int64_t along) {
+static dim3 dw_block(int64_t along, int threads = DW_THREADS) {
   int64_t bx = c1d_ceil_div(along, 32) * 32;
-  if (bx > DW_THREADS) bx = DW_THREADS;
-  return dim3((unsigned)bx, (unsigned)(DW_THREADS / bx));
+  if (bx > threads) bx = threads;
+  return dim3((unsigned)bx, (unsigned)(threads / bx));
 }
 
 /* The channel-last strip: the longest (up to DW_NLC_STRIP positions) that still gives the device about
@@ -138,6 +138,31 @@ static int64_t dw_nlc_strip(const c1d_shape *s, int V) {
   int64_t strip = DW_NLC_STRIP;
   while (strip > DW_NLC_MIN_STRIP && s->N * (s->C / V) * c1d_ceil_div(s->L, strip) < (INT64_C(1) << 17)) strip /= 2;
   return strip;
+}
+
+/* The ring kernel's strip: from 4 positions, doubled while the threads would exceed 2^16 (about one
+ * wave of resident threads), up to 16 where its blocks are six per SM (fp32 K <= 5, 16-bit K <= 2) and 32
+ * at four or fewer (the startup of a strip, one round trip, is covered by fewer other blocks). Chosen from
+ * the H200 sweeps of strips 4..256 (notes/depthwise.md). C1D_DW_NLC_STRIP fixes it, for those sweeps. */
+static int64_t dw_nlc_ring_strip(const c1d_shape *s, int V) {
+  const char *e = getenv("C1D_DW_NLC_STRIP");
+  if (e && atoll(e) >= 1) return atoll(e);
+  const int64_t most = V * s->K <= 20 ? 16 : 32;
+  int64_t strip = DW_NLC_MIN_STRIP;
+  while (strip < most && s->N * (s->C / V) * c1d_ceil_div(s->L, strip) > (INT64_C(1) << 16)) strip *= 2;
+  return strip;
+}
+
+/* Asks for the largest shared-memory share of the L1 for a ring kernel, once per kernel: its blocks
+ * are built to fit 2 to 6 per SM with 32 KB each (a hint the driver may override; a race only repeats it). */
+static void dw_prefer_shared(dw_kernel_fn kernel) {
+  static dw_kernel_fn done[3 * DW_MAX_K];
+  static int n_done;
+  for (int i = 0; i < n_done; i++)
+    if (done[i] == kernel) return;
+  cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                       cudaSharedmemCarveoutMaxShared);
+  if (n_done < 3 * DW_MAX_K) done[n_done++] = kernel;
 }
 
 /* Whether the environment variable `name` is `value` (C1D_DW_NCL_KERNEL=rows asks for the (N, C, L) row
@@ -182,9 +207,12 @@ static c1d_status launch_dw_fast(const c1d_shape *s, const float *x, const float
     kernel<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y, 0);
     C1D_LAUNCHED("dw_fast_ncl_short_kernel");
   } else if (vectors && nlc && s->C % V == 0) {
-    kernel = dw_pick_for(s->dt.x, dilated ? DW_NLC_DILATED : DW_NLC, s->K);
-    const int64_t strip = dw_nlc_strip(s, V);
-    const dim3 block = dw_block(s->C / V);
+    /* the ring kernel takes states as raw vectors of x's type */
+    const bool registers = dw_env_is("C1D_DW_NLC_KERNEL", "registers") || (s->states && s->dt.s != s->dt.x);
+    kernel = dw_pick_for(s->dt.x, dilated ? DW_NLC_DILATED : registers ? DW_NLC_REGISTERS : DW_NLC, s->K);
+    const int64_t strip = dilated || registers ? dw_nlc_strip(s, V) : dw_nlc_ring_strip(s, V);
+    const dim3 block = dw_block(s->C / V, dilated || registers ? DW_THREADS : DW_NLC_RING_THREADS);
+    if (!dilated && !registers) dw_prefer_shared(kernel);
     const dim3 grid =
         c1d_grid(c1d_ceil_div(s->C / V, block.x), c1d_ceil_div(c1d_ceil_div(s->L, strip), block.y), s->N);
     kernel<<<grid, block, 0, stream>>>(*s, x, w, b, states, y, strip);

@@ -7,9 +7,11 @@
 #define C1D_DW_FAST_KERNELS_H
 
 #include <cuda_fp16.h>
+#include <cuda_pipeline_primitives.h>
 
 #include "gpu/grouped_element.h"
 #include "gpu/launch.h"
+#include "gpu/pack_round.h"
 
 #define DW_THREADS 256
 /* 16-byte vectors per thread in the (N, C, L) row kernel: four, or two where the history spans two vectors
@@ -27,6 +29,10 @@ struct dw_vec {
   /* Blocks per SM the channel-last kernels are built for: two (128 registers) while V*K weights and a
    * K-row window fit, one beyond (no spills either way: checked with -Xptxas -v). */
   static constexpr int NLC_BLOCKS(int K) { return V * K > 32 ? 1 : 2; }
+  /* and the ring kernel's blocks of DW_NLC_RING_THREADS (its rows in flight in shared memory): the most
+   * for which its V*K weights, V biases and K-row window fit without spills (checked with -Xptxas -v at
+   * 256 threads: bf16 K = 3 spilled at 80 registers, K = 7 at 128; fp32 K = 6 at 80) */
+  static constexpr int NLC_RING_BLOCKS(int K) { return V * K <= 20 ? 6 : V * K <= 48 ? 4 : 2; }
 };
 
 // --- 16-byte vectors ---------------------------------------------------------------------------------
@@ -124,14 +130,10 @@ static __device__ __forceinline__ void dw_store(void *y, c1d_dtype d, int64_t e,
   bool any_nan = false;
 #pragma unroll
   for (int j = 0; j < V; j++) any_nan |= v[j] != v[j];
-  if (d == C1D_DTYPE_BF16 && !any_nan) {
-    /* c1d_round_bf16 without its NaN branch (none is taken): u + 0x7fff + lsb, the high half kept. */
+  if (!any_nan) { /* the paired hardware rounding: the reference's bits but for NaNs (gpu/pack_round.h) */
 #pragma unroll
-    for (int j = 0; j < V / 2; j++) {
-      const uint32_t a = __float_as_uint(v[2 * j]), b = __float_as_uint(v[2 * j + 1]);
-      const uint32_t ra = a + 0x7fffu + ((a >> 16) & 1u), rb = b + 0x7fffu + ((b >> 16) & 1u);
-      w[j] = __byte_perm(ra, rb, 0x7632); /* ra's high half low, rb's high half high */
-    }
+    for (int j = 0; j < V / 2; j++)
+      w[j] = d == C1D_DTYPE_BF16 ? c1d_pack2_bf16_rn(v[2 * j], v[2 * j + 1]) : c1d_pack2_f16_rn(v[2 * j], v[2 * j + 1]);
   } else {
 #pragma unroll
     for (int j = 0; j < V / 2; j++) {
@@ -326,12 +328,12 @@ static __device__ __forceinline__ void dw_nlc_outputs(const c1d_shape &s, const 
   dw_store<V>(y, s.dt.y, c1d_y_index_nlc(&s, n, c0, t), out);
 }
 
-/* Position t's V outputs from the K tap rows of raw x rows win[k] (row t - (K-1) + k), stored at y's row t.
- * Unpacked per use (one shift or mask per bf16 element): the float window would not fit 128 registers. */
+/* Position t's V outputs from the K tap rows of raw x rows win[k] (row t - (K-1) + k), stored at y's
+ * element e (row t's channel c0). Unpacked per use (one shift or mask per bf16 element): the float window
+ * would not fit 128 registers. */
 template <int TX, int K>
 static __device__ __forceinline__ void dw_nlc_outputs_raw(const c1d_shape &s, const float (*wk)[K], const float *bias,
-                                                          const uint4 *win, void *y, int64_t n, int64_t c0,
-                                                          int64_t t) {
+                                                          const uint4 *win, void *y, int64_t e) {
   constexpr int V = dw_vec<TX>::V;
   float acc[V];
 #pragma unroll
@@ -345,10 +347,91 @@ static __device__ __forceinline__ void dw_nlc_outputs_raw(const c1d_shape &s, co
   }
 #pragma unroll
   for (int j = 0; j < V; j++) acc[j] = c1d_activate(s, acc[j]);
-  dw_store<V>(y, s.dt.y, c1d_y_index_nlc(&s, n, c0, t), acc);
+  dw_store<V>(y, s.dt.y, e, acc);
 }
 
-/* D = 1 (or K = 1). A thread owns V channels over a strip of `strip` consecutive positions (the
+/* Row tt of x, or (tt < 0) of the states or zeros, as a raw vector of x's type (the launcher sends states
+ * of another type elsewhere; zeros are +0 bits in every type). */
+template <int TX>
+static __device__ __forceinline__ uint4 dw_nlc_raw_row(const c1d_shape &s, const unsigned char *x0, const void *st,
+                                                       int64_t stride, int64_t n, int64_t c0, int64_t tt) {
+  if (tt >= 0) return dw_load16(x0 + tt * stride);
+  if (!s.states) return make_uint4(0, 0, 0, 0);
+  return dw_load16((const unsigned char *)st + c1d_s_index_nlc(&s, n, c0, tt) * dw_vec<TX>::BYTES);
+}
+
+/* The channel-last ring: each thread's next DW_NLC_STAGES rows in flight, in shared memory rather than
+ * registers (cp.async: the copy needs no register until the row is used), in blocks of
+ * DW_NLC_RING_THREADS (16 rows of 128 threads: 32 KB, under the 48 KB of static shared memory). Call 1 on
+ * the H200: 8 rows at two blocks of 256 per SM (bf16 K = 4, 118 registers) reached 68-87 % of the copy,
+ * 8 rows at three blocks (fp32 K = 4) 98 %: the bytes in flight per SM set the speed. */
+#define DW_NLC_STAGES 16
+#define DW_NLC_RING_THREADS 128
+
+/* cp.async.wait_group N: this thread's copies but the newest N groups have landed (__pipeline_wait_prior
+ * stops at 8). */
+template <int N>
+static __device__ __forceinline__ void dw_wait_copies() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
+}
+
+/* D = 1 (or K = 1), the default channel-last kernel. A thread owns V channels over a strip of `strip`
+ * consecutive positions (the launcher's choice: long enough that the weights and the K-1 rows before
+ * the strip, loaded once per strip, cost little; short enough to fill the device). Its x rows stream
+ * through a ring of DW_NLC_STAGES rows in shared memory (one 16-byte cp.async each, DW_NLC_STAGES in
+ * flight), each row sliding through a K-row window of raw vectors in registers: the bytes in flight per
+ * SM no longer take registers, which had held the register kernel below to two blocks per SM. The rows
+ * before the strip (x, or the initial states or zeros before t = 0: states in x's type, the launcher
+ * checks) are loaded with the weights, all in one round trip. A thread reads back only its own ring
+ * column: no barrier. Grid: x over channel vectors, y
+ * over strips, z over batches. */
+template <int TX, int K>
+__global__ void __launch_bounds__(DW_NLC_RING_THREADS, dw_vec<TX>::NLC_RING_BLOCKS(K))
+    dw_fast_nlc_kernel(const c1d_shape s, const void *__restrict__ x, const void *__restrict__ w,
+                       const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y,
+                       const int64_t strip) {
+  constexpr int V = dw_vec<TX>::V, S = DW_NLC_STAGES;
+  __shared__ uint4 ring[S][DW_NLC_RING_THREADS];
+  const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+  const int64_t CV = s.C / V, strips = c1d_ceil_div(s.L, strip), stride = s.C * dw_vec<TX>::BYTES;
+  C1D_FOR_BLOCK_Z(n, s.N)
+  for (int64_t cv = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; cv < CV; cv += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t c0 = cv * V;
+    const unsigned char *x0 = (const unsigned char *)x + c1d_x_index_nlc(&s, n, c0, 0) * dw_vec<TX>::BYTES;
+    for (int64_t sp = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; sp < strips;
+         sp += (int64_t)gridDim.y * blockDim.y) {
+      /* the copies leave first, then the window's loads, then the weights (converted at once: the
+       * conversion waits for them, and with the copies in flight that wait is the only round trip) */
+      const int64_t t_begin = sp * strip, t_end = t_begin + strip < s.L ? t_begin + strip : s.L;
+      const unsigned char *next = x0 + t_begin * stride; /* the next row to copy into the ring */
+#pragma unroll
+      for (int i = 0; i < S; i++, next += stride) { /* rows t_begin .. t_begin+S-1, one group each */
+        if (t_begin + i < t_end) __pipeline_memcpy_async(&ring[i][tid], next, 16);
+        __pipeline_commit();
+      }
+      uint4 win[K]; /* win[k]: row t - (K-1) + k for the position t being computed */
+#pragma unroll
+      for (int i = 0; i < K - 1; i++) win[i + 1] = dw_nlc_raw_row<TX>(s, x0, st, stride, n, c0, t_begin - (K - 1) + i);
+      float wk[V][K], bias[V]; /* per strip: L1 hits after a thread's first (most threads have one strip) */
+      dw_nlc_weights<TX, K>(s, w, b, c0, wk, bias);
+      int64_t e = c1d_y_index_nlc(&s, n, c0, t_begin); /* y's element of position t, channel c0 */
+      for (int64_t t = t_begin; t < t_end; t++, e += s.O, next += stride) {
+        const int slot = (int)(t - t_begin) & (S - 1); /* holds row t */
+        dw_wait_copies<S - 1>(); /* row t's group has landed (one group committed per row) */
+#pragma unroll
+        for (int k = 0; k + 1 < K; k++) win[k] = win[k + 1];
+        win[K - 1] = ring[slot][tid];
+        dw_nlc_outputs_raw<TX, K>(s, wk, bias, win, y, e);
+        /* the slot is refilled after its row was used (in-order issue: the read has returned) */
+        if (t + S < t_end) __pipeline_memcpy_async(&ring[slot][tid], next, 16);
+        __pipeline_commit();
+      }
+    }
+  }
+}
+
+/* The register-pipelined channel-last kernel (C1D_DW_NLC_KERNEL=registers; measured against the ring kernel
+ * above). D = 1 (or K = 1). A thread owns V channels over a strip of `strip` consecutive positions (the
  * launcher's choice: long enough that the weights, loaded once per strip, cost little; short enough to
  * fill the device). The strip's first K-1 positions of a sequence (their taps reach the initial states or
  * the causal zeros) gather their rows one by one; the rest is walked in chunks of TT positions: the next
@@ -357,7 +440,7 @@ static __device__ __forceinline__ void dw_nlc_outputs_raw(const c1d_shape &s, co
  * vectors, y over strips, z over batches. */
 template <int TX, int K>
 __global__ void __launch_bounds__(DW_THREADS, dw_vec<TX>::NLC_BLOCKS(K))
-    dw_fast_nlc_kernel(const c1d_shape s, const void *__restrict__ x, const void *__restrict__ w,
+    dw_fast_nlc_registers_kernel(const c1d_shape s, const void *__restrict__ x, const void *__restrict__ w,
                        const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y,
                        const int64_t strip) {
   constexpr int V = dw_vec<TX>::V, TT = DW_NLC_RUN;
@@ -396,7 +479,7 @@ __global__ void __launch_bounds__(DW_THREADS, dw_vec<TX>::NLC_BLOCKS(K))
 #pragma unroll
           for (int k = 0; k + 1 < K; k++) win[k] = win[k + 1];
           win[K - 1] = raw[i];
-          if (t + i < t_end) dw_nlc_outputs_raw<TX, K>(s, wk, bias, win, y, n, c0, t + i);
+          if (t + i < t_end) dw_nlc_outputs_raw<TX, K>(s, wk, bias, win, y, c1d_y_index_nlc(&s, n, c0, t + i));
         }
 #pragma unroll
         for (int i = 0; i < TT; i++) raw[i] = next[i];
@@ -484,7 +567,7 @@ typedef void (*dw_kernel_fn)(const c1d_shape, const void *, const void *, const 
 
 /* The vector kernel for x's type TX and K taps: (N, C, L) rows or flat, channel-last with D = 1 or
  * dilated, or the L = 1 step. */
-enum dw_path { DW_NCL, DW_NCL_SHORT, DW_NLC, DW_NLC_DILATED, DW_STEP };
+enum dw_path { DW_NCL, DW_NCL_SHORT, DW_NLC, DW_NLC_REGISTERS, DW_NLC_DILATED, DW_STEP };
 template <int TX>
 static dw_kernel_fn dw_pick(dw_path path, int64_t K) {
   switch (K) {
@@ -493,6 +576,7 @@ static dw_kernel_fn dw_pick(dw_path path, int64_t K) {
     return path == DW_NCL         ? dw_fast_ncl_kernel<TX, k>                                   \
            : path == DW_NCL_SHORT ? dw_fast_ncl_short_kernel<TX, k>                             \
            : path == DW_NLC       ? dw_fast_nlc_kernel<TX, k>                                   \
+           : path == DW_NLC_REGISTERS ? dw_fast_nlc_registers_kernel<TX, k>                     \
            : path == DW_STEP      ? dw_fast_step_kernel<TX, k>                                  \
                                   : dw_fast_nlc_dilated_kernel<TX, k>;
     DW_CASE(1) DW_CASE(2) DW_CASE(3) DW_CASE(4) DW_CASE(5) DW_CASE(6) DW_CASE(7) DW_CASE(8)

@@ -3,7 +3,7 @@
 # against cuDNN's fastest and PyTorch, their profile, and (with "tests") their bits and SASS.
 # Run from the repository root with a carried build (tests find it where it was made: link it there).
 # usage: scripts/device-dw.sh BUILD_DIR [STEP...]
-#   steps (default: all): sweep   bench_dw: gpu_dw_fast against the copy at the anchor and the decode-like
+#   steps (default: all but strips): sweep   bench_dw: gpu_dw_fast against the copy at the anchor and the decode-like
 #                                 grid, bf16 and fp32, (N, C, L) and channel-last; SiLU and states at
 #                                 the anchor, and bf16 over the grid with SiLU, states and bias
 #                         profile ncu on gpu_dw_fast at the anchor (bf16 and fp32, both layouts) and
@@ -11,6 +11,7 @@
 #                         bench   convlab bench --depthwise at the anchor (bf16 and fp32, both layouts),
 #                                 with the PyTorch rows where PyTorch has CUDA
 #                         grouped convlab bench --groups G at C=O=1024..4096, G=4..64 (bf16 and fp32)
+#                         strips  the channel-last ring kernel's sweep under fixed strips of 4..256 positions
 #                         tests   test_gpu_dw, gpu_driver twins --depthwise, scripts/sass_dw.sh
 # environment: OUT, the log folder (default ./device-dw-out); C1D_DEPS_PREFIX, Criterion's env.sh prefix.
 # Exit status 0 only when every step passed; one line per step closes the output.
@@ -50,6 +51,9 @@ if wants sweep; then
     # the (N, C, L) row kernel that the flat one replaced where both apply (gpu/dw_fast.cu)
     step "sweep $dt ncl rows" "$out/sweep-$dt-ncl-rows.txt" env C1D_DW_NCL_KERNEL=rows "$bench_dw" --dtype $dt \
       --layout ncl --shapes all
+    # the channel-last register kernel that the ring kernel replaced
+    step "sweep $dt nlc registers" "$out/sweep-$dt-nlc-registers.txt" env C1D_DW_NLC_KERNEL=registers \
+      "$bench_dw" --dtype $dt --layout nlc --shapes all
   done
   for layout in ncl nlc; do # Mamba's configuration: SiLU and initial states, over the decode-like grid
     step "decode bf16 $layout silu+states" "$out/decode-bf16-$layout-silu-states.txt" "$bench_dw" --dtype bf16 \
@@ -62,6 +66,15 @@ if wants sweep; then
          '$bench_dw' --dtype $dt --layout $layout --shapes anchor --activation silu &&
          '$bench_dw' --dtype $dt --layout $layout --shapes anchor --initial-states &&
          '$bench_dw' --dtype $dt --layout $layout --shapes anchor --activation silu --initial-states --bias"
+    done
+  done
+fi
+
+if wants strips; then # the channel-last ring kernel under fixed strips, against the launcher's rule
+  for dt in bf16 f32; do
+    for strip in 4 8 16 32 64 128 256; do
+      step "strip $strip $dt nlc" "$out/strip-$strip-$dt-nlc.txt" env C1D_DW_NLC_STRIP=$strip "$bench_dw" --dtype $dt \
+        --layout nlc --shapes all
     done
   done
 fi

@@ -27,6 +27,7 @@
 #include "tests/support/lowp_cases.h"
 
 #ifdef C1D_HAVE_CUDA
+#include "gpu/round_check.h"
 #include "gpu/silu_check.h"
 #include "tests/zoo/gpu_zoo.h"
 #endif
@@ -374,6 +375,36 @@ Test(gpu_dw, the_twins_are_bit_exact_over_the_odd_shapes, .timeout = 240) {
   cr_log_info("%d kernel runs bit-exact with grouped_naive", runs);
 }
 
+/* The channel-last ring kernel (gpu/dw_fast_kernels.h) over strips that wrap its ring of 8 rows and end
+ * part-way through it: the launcher's strips on small shapes are 4 positions, so the strip is forced
+ * (C1D_DW_NLC_STRIP; Criterion runs each test in its own process). 37 positions: four wraps and a ragged
+ * fifth; the strips after the first start from x's rows, the first from the states. */
+Test(gpu_dw, the_channel_last_ring_is_bit_exact_over_strips_that_wrap_it, .timeout = 240) {
+  skip_without_device();
+  static const c1d_shape shapes[] = {
+      {DW(2, 24, 200, 4, 1), .bias = 1, .states = 1, SILU, NLC},
+      {DW(2, 32, 96, 7, 1), .bias = 1, .states = 1, NLC},
+      {DW(3, 16, 75, 2, 1), NLC},
+      {DW(1, 40, 120, 1, 1), .bias = 1, NLC},
+  };
+  int runs = 0;
+  for (int strip = 9; strip <= 37; strip += 28) {
+    char text[8];
+    snprintf(text, sizeof text, "%d", strip);
+    cr_assert_eq(setenv("C1D_DW_NLC_STRIP", text, 1), 0);
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+      for (int j = 0; j < N_SPREAD; j++) {
+        c1d_shape s = shapes[si];
+        s.dt = types_of(spread_of((int)si, j));
+        cr_assert_eq(check_twins_on(&s, 300 + (uint64_t)(si * N_SPREAD + j)), 2, "gpu_dw_naive and gpu_dw_fast on %s",
+                     shape_text(&s));
+        runs += 2;
+      }
+  }
+  unsetenv("C1D_DW_NLC_STRIP");
+  cr_log_info("%d kernel runs bit-exact with grouped_naive under strips of 9 and 37", runs);
+}
+
 Test(gpu_dw, every_mutant_is_caught_with_its_verdict_and_where_or_region, .timeout = 240) {
   skip_without_device();
   int checked = 0;
@@ -469,6 +500,20 @@ Test(gpu_dw, the_gpu_silu_equals_the_division_on_every_float) {
   cr_assert_eq(c1d_gpu_silu_mismatches(&bad, &first), C1D_OK, "%s", c1d_error_detail());
   cr_assert_eq(bad, 0, "%llu of 2^32 inputs differ from the division, the first v = %a (bits 0x%08x)",
                (unsigned long long)bad, (double)c1d_bits_float(first), first);
+#endif
+}
+
+Test(gpu_dw, the_gpu_paired_roundings_equal_the_reference_on_every_float) {
+  skip_without_device();
+#ifdef C1D_HAVE_CUDA
+  const c1d_dtype types[] = {C1D_DTYPE_BF16, C1D_DTYPE_F16};
+  for (int i = 0; i < 2; i++) {
+    uint64_t bad = 0;
+    uint32_t first = 0;
+    cr_assert_eq(c1d_gpu_round_mismatches(types[i], &bad, &first), C1D_OK, "%s", c1d_error_detail());
+    cr_assert_eq(bad, 0, "%s: %llu of the 2^32 inputs round differently from the reference, the first v = %a (bits 0x%08x)",
+                 c1d_dtype_name(types[i]), (unsigned long long)bad, (double)c1d_bits_float(first), first);
+  }
 #endif
 }
 
