@@ -156,13 +156,15 @@ static int64_t dw_nlc_ring_strip(const c1d_shape *s, int V) {
 /* Asks for the largest shared-memory share of the L1 for a ring kernel, once per kernel: its blocks
  * are built to fit 2 to 6 per SM with 32 KB each (a hint the driver may override; a race only repeats it). */
 static void dw_prefer_shared(dw_kernel_fn kernel) {
-  static dw_kernel_fn done[3 * DW_MAX_K];
+  enum { CAP = 3 * DW_MAX_K }; /* the ring kernels: 3 element types x K = 1..8 */
+  static dw_kernel_fn done[CAP];
   static int n_done;
-  for (int i = 0; i < n_done; i++)
+  for (int i = 0; i < n_done && i < CAP; i++)
     if (done[i] == kernel) return;
-  cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
-                       cudaSharedmemCarveoutMaxShared);
-  if (n_done < 3 * DW_MAX_K) done[n_done++] = kernel;
+  if (cudaFuncSetAttribute((const void *)kernel, cudaFuncAttributePreferredSharedMemoryCarveout,
+                           cudaSharedmemCarveoutMaxShared) != cudaSuccess)
+    (void)cudaGetLastError(); /* only a hint: its failure is not the launch's */
+  if (n_done < CAP) done[n_done++] = kernel;
 }
 
 /* Whether the environment variable `name` is `value` (C1D_DW_NCL_KERNEL=rows asks for the (N, C, L) row
