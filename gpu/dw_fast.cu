@@ -140,15 +140,16 @@ static int64_t dw_nlc_strip(const c1d_shape *s, int V) {
   return strip;
 }
 
-/* The ring kernel's strip: from 4 positions, doubled while the threads would exceed 2^16 (about one
+/* The ring kernel's strip: from 1 position, doubled while the threads would exceed 2^16 (about one
  * wave of resident threads), up to 16 where its blocks are six per SM (fp32 K <= 5, 16-bit K <= 2) and 32
- * at four or fewer (the startup of a strip, one round trip, is covered by fewer other blocks). Chosen from
- * the H200 sweeps of strips 4..256 (notes/depthwise.md). C1D_DW_NLC_STRIP fixes it, for those sweeps. */
+ * at four or fewer (the startup of a strip, one round trip, is covered by fewer other blocks). Small
+ * problems get strips of 1 or 2: more threads, each with less work after its one round trip. Chosen from
+ * the H200 sweeps of strips 1..256 (notes/depthwise.md). C1D_DW_NLC_STRIP fixes it, for those sweeps. */
 static int64_t dw_nlc_ring_strip(const c1d_shape *s, int V) {
   const char *e = getenv("C1D_DW_NLC_STRIP");
   if (e && atoll(e) >= 1) return atoll(e);
   const int64_t most = V * s->K <= 20 ? 16 : 32;
-  int64_t strip = DW_NLC_MIN_STRIP;
+  int64_t strip = 1;
   while (strip < most && s->N * (s->C / V) * c1d_ceil_div(s->L, strip) > (INT64_C(1) << 16)) strip *= 2;
   return strip;
 }

@@ -11,7 +11,8 @@
 #                         bench   convlab bench --depthwise at the anchor (bf16 and fp32, both layouts),
 #                                 with the PyTorch rows where PyTorch has CUDA
 #                         grouped convlab bench --groups G at C=O=1024..4096, G=4..64 (bf16 and fp32)
-#                         strips  the channel-last ring kernel's sweep under fixed strips of 4..256 positions
+#                         strips  the channel-last ring kernel's sweep under fixed strips of 1..256 positions
+#                                 (DW_STRIPS: the list)
 #                         tests   test_gpu_dw, gpu_driver twins --depthwise, scripts/sass_dw.sh
 # environment: OUT, the log folder (default ./device-dw-out); C1D_DEPS_PREFIX, Criterion's env.sh prefix.
 # Exit status 0 only when every step passed; one line per step closes the output.
@@ -72,7 +73,7 @@ fi
 
 if wants strips; then # the channel-last ring kernel under fixed strips, against the launcher's rule
   for dt in bf16 f32; do
-    for strip in 4 8 16 32 64 128 256; do
+    for strip in ${DW_STRIPS:-1 2 4 8 16 32 64 128 256}; do
       step "strip $strip $dt nlc" "$out/strip-$strip-$dt-nlc.txt" env C1D_DW_NLC_STRIP=$strip "$bench_dw" --dtype $dt \
         --layout nlc --shapes all
     done
