@@ -16,11 +16,14 @@
  *    K-1 inputs before a vector come from the neighbouring lane by warp shuffles.
  *    The K taps index registers at compile-time offsets (K is a template parameter); V outputs leave as
  *    one 16-byte store (or two, or one 8-byte one, by y's type).
- *  - channel-last (N, L, C), C % V == 0, any D: a thread owns V adjacent channels over a strip of 4 to 64
- *    consecutive positions (its weights loaded once). D = 1: the strip is walked TT = 4 rows at a
- *    time, the next TT rows in flight while these compute, each row sliding through a K-row window in
- *    registers; D > 1: the K tap rows of each position are loaded (16 bytes each; all but the newest are
- *    L1/L2 hits). Each position's V outputs: one store.
+ *  - channel-last (N, L, C), C % V == 0, any D: a thread owns V adjacent channels over a strip of
+ *    consecutive positions (its weights loaded once per strip). D = 1 (the ring kernel): strips of 4 to
+ *    32; the strip's rows stream through a ring of 16 rows per thread in shared memory (cp.async: the
+ *    bytes in flight take no registers), each row sliding through a K-row window in registers. Initial
+ *    states in a type other than x's, or C1D_DW_NLC_KERNEL=registers: the register kernel (strips of 4
+ *    to 64, TT = 4 rows in flight in registers while the previous 4 compute). D > 1: the K tap rows of
+ *    each position are loaded (16 bytes each; all but the newest are L1/L2 hits). Each position's V
+ *    outputs: one store.
  *  - anything else (unaligned rows, L % V != 0 in (N, C, L), (N, C, L) with D > 1, C % V != 0): one
  *    thread per output over y's flat index, its K inputs and weights loaded before the first FMA; K > 8
  *    or more than 2^31 outputs: the same with a loop over the taps (gpu/grouped_element.h).
@@ -140,16 +143,15 @@ static int64_t dw_nlc_strip(const c1d_shape *s, int V) {
   return strip;
 }
 
-/* The ring kernel's strip: from 1 position, doubled while the threads would exceed 2^16 (about one
+/* The ring kernel's strip: from 4 positions, doubled while the threads would exceed 2^16 (about one
  * wave of resident threads), up to 16 where its blocks are six per SM (fp32 K <= 5, 16-bit K <= 2) and 32
- * at four or fewer (the startup of a strip, one round trip, is covered by fewer other blocks). Small
- * problems get strips of 1 or 2: more threads, each with less work after its one round trip. Chosen from
- * the H200 sweeps of strips 1..256 (notes/depthwise.md). C1D_DW_NLC_STRIP fixes it, for those sweeps. */
+ * at four or fewer (the startup of a strip, one round trip, is covered by fewer other blocks). Chosen from
+ * the H200 sweeps of strips 4..256 (notes/depthwise.md). C1D_DW_NLC_STRIP fixes it, for those sweeps. */
 static int64_t dw_nlc_ring_strip(const c1d_shape *s, int V) {
   const char *e = getenv("C1D_DW_NLC_STRIP");
   if (e && atoll(e) >= 1) return atoll(e);
   const int64_t most = V * s->K <= 20 ? 16 : 32;
-  int64_t strip = 1;
+  int64_t strip = DW_NLC_MIN_STRIP;
   while (strip < most && s->N * (s->C / V) * c1d_ceil_div(s->L, strip) > (INT64_C(1) << 16)) strip *= 2;
   return strip;
 }
@@ -239,8 +241,9 @@ done:
 
 extern "C" const c1d_impl c1d_gpu_dw_fast = {
     .name = "gpu_dw_fast",
-    .summary = "depthwise at memory speed: 16-byte vectors along t (N,C,L) or c (N,L,C), taps from registers "
-               "and warp shuffles; grouped_naive's order per output, fp32 SiLU, one rounding to y's type",
+    .summary = "depthwise at memory speed: 16-byte vectors along t (N,C,L) or c (N,L,C, rows streamed through a "
+               "cp.async ring in shared memory); grouped_naive's order per output, fp32 SiLU, one rounding to "
+               "y's type",
     .backend = C1D_BACKEND_GPU,
     .precision = C1D_PREC_FP32,
     .twin = "grouped_naive",

@@ -18,8 +18,9 @@
  * (fp32, K >= 6: four made ptxas put 4 bytes on the stack). */
 static constexpr __host__ __device__ int dw_ncl_vectors(int V, int K) { return (K - 1 + V - 1) / V > 1 ? 2 : 4; }
 #define DW_MAX_K 8       /* the vector paths' template range */
-#define DW_NLC_RUN 4     /* positions per chunk (rows in flight per thread) on the channel-last path */
-#define DW_NLC_STRIP 64  /* the longest strip of positions a channel-last thread walks */
+/* The channel-last register and dilated kernels (the ring kernel's strips: dw_nlc_ring_strip) */
+#define DW_NLC_RUN 4     /* positions per chunk (rows in flight per thread) in the register kernel */
+#define DW_NLC_STRIP 64  /* the longest strip of positions a thread walks */
 #define DW_NLC_MIN_STRIP 4 /* and the shortest the launcher picks (one chunk) */
 
 template <int TX>
