@@ -3,7 +3,7 @@
  * rounding of numerics/arith.h costs four or more per value. For every float that is not a NaN the bits
  * are c1d_float_to_bf16_bits' and c1d_float_to_f16_bits' (subnormals kept, RNE overflow to Inf); a NaN
  * comes out canonical where the reference keeps its payload, so callers send NaNs the reference's way.
- * gpu/round_check.cu checks all 2^32 inputs on the device (test_gpu_dw). */
+ * gpu/float_checks.cu checks all 2^32 inputs on the device (test_gpu_dw). */
 #ifndef C1D_PACK_ROUND_H
 #define C1D_PACK_ROUND_H
 

@@ -27,8 +27,7 @@
 #include "tests/support/lowp_cases.h"
 
 #ifdef C1D_HAVE_CUDA
-#include "gpu/round_check.h"
-#include "gpu/silu_check.h"
+#include "gpu/float_checks.h"
 #include "tests/zoo/gpu_zoo.h"
 #endif
 
