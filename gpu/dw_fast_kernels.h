@@ -31,8 +31,8 @@ struct dw_vec {
    * K-row window fit, one beyond (no spills either way: checked with -Xptxas -v). */
   static constexpr int NLC_BLOCKS(int K) { return V * K > 32 ? 1 : 2; }
   /* and the ring kernel's blocks of DW_NLC_RING_THREADS (its rows in flight in shared memory): the most
-   * for which its V*K weights, V biases and K-row window fit without spills (checked with -Xptxas -v at
-   * 256 threads: bf16 K = 3 spilled at 80 registers, K = 7 at 128; fp32 K = 6 at 80) */
+   * for which its V*K weights, V biases and K-row window fit without spills (checked with -Xptxas -v:
+   * at six blocks, 80 registers, bf16 K = 3 and fp32 K = 6 spilled; at four, 128, bf16 K = 7) */
   static constexpr int NLC_RING_BLOCKS(int K) { return V * K <= 20 ? 6 : V * K <= 48 ? 4 : 2; }
 };
 
@@ -363,9 +363,9 @@ static __device__ __forceinline__ uint4 dw_nlc_raw_row(const c1d_shape &s, const
 
 /* The channel-last ring: each thread's next DW_NLC_STAGES rows in flight, in shared memory rather than
  * registers (cp.async: the copy needs no register until the row is used), in blocks of
- * DW_NLC_RING_THREADS (16 rows of 128 threads: 32 KB, under the 48 KB of static shared memory). Call 1 on
- * the H200: 8 rows at two blocks of 256 per SM (bf16 K = 4, 118 registers) reached 68-87 % of the copy,
- * 8 rows at three blocks (fp32 K = 4) 98 %: the bytes in flight per SM set the speed. */
+ * DW_NLC_RING_THREADS (16 rows of 128 threads: 32 KB, under the 48 KB of static shared memory). Call D on
+ * the H200 (notes/depthwise.md): 8 rows at two blocks of 256 per SM (bf16 K = 4, 118 registers) reached
+ * 68-87 % of the copy, 8 rows at three blocks (fp32 K = 4) 98 %: the bytes in flight per SM set the speed. */
 #define DW_NLC_STAGES 16
 #define DW_NLC_RING_THREADS 128
 
@@ -384,8 +384,7 @@ static __device__ __forceinline__ void dw_wait_copies() {
  * SM no longer take registers, which had held the register kernel below to two blocks per SM. The rows
  * before the strip (x, or the initial states or zeros before t = 0: states in x's type, the launcher
  * checks) are loaded with the weights, all in one round trip. A thread reads back only its own ring
- * column: no barrier. Grid: x over channel vectors, y
- * over strips, z over batches. */
+ * column: no barrier. Grid: x over channel vectors, y over strips, z over batches. */
 template <int TX, int K>
 __global__ void __launch_bounds__(DW_NLC_RING_THREADS, dw_vec<TX>::NLC_RING_BLOCKS(K))
     dw_fast_nlc_kernel(const c1d_shape s, const void *__restrict__ x, const void *__restrict__ w,
