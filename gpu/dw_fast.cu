@@ -28,7 +28,10 @@
  *    thread per output over y's flat index, its K inputs and weights loaded before the first FMA; K > 8
  *    or more than 2^31 outputs: the same with a loop over the taps (gpu/grouped_element.h).
  * Element types: x's picks the vector width (a template parameter); w, b and s are read in their own
- * types; y is written in its type. Every element type combination (packed bf16/fp16 arrays).
+ * types; y is written in its type. Every element type combination (packed bf16/fp16 arrays). Where every
+ * tensor has x's type and there is no activation, the step and ring kernels run as PLAIN copies, their
+ * types constants (small problems wait on the fetch of a kernel's instructions; C1D_DW_PLAIN=0 turns
+ * them off, for comparisons).
  * The vector kernels are templates in gpu/dw_fast_kernels.h, instantiated per element type in
  * dw_fast_f32.cu, dw_fast_bf16.cu and dw_fast_f16.cu (so that they compile side by side).
  * Limits: int64 index arithmetic; grids loop past the launch limits. */
@@ -120,10 +123,26 @@ static void (*dw_scalar_for(int64_t K))(const c1d_shape, const void *, const voi
 
 // --- launcher ---------------------------------------------------------------------------------------------
 
-static dw_kernel_fn dw_pick_for(c1d_dtype tx, dw_path path, int64_t K) {
-  return tx == C1D_DTYPE_F32    ? c1d_dw_fast_pick_f32(path, K)
-         : tx == C1D_DTYPE_BF16 ? c1d_dw_fast_pick_bf16(path, K)
-                                : c1d_dw_fast_pick_f16(path, K);
+/* Whether the environment variable `name` is `value` (C1D_DW_NCL_KERNEL=rows asks for the (N, C, L) row
+ * kernel where the flat one would run: benchmarks and tests compare them). */
+static bool dw_env_is(const char *name, const char *value) {
+  const char *e = getenv(name);
+  return e && !strcmp(e, value);
+}
+
+/* Every tensor of x's type and no activation: the PLAIN kernels (gpu/dw_fast_kernels.h), unless
+ * C1D_DW_PLAIN=0 asks for the kernel of every combination (benchmarks and tests compare them). */
+static bool dw_plain(const c1d_shape *s) {
+  const c1d_dtype t = s->dt.x;
+  return s->dt.w == t && s->dt.y == t && (!s->bias || s->dt.b == t) && (!s->states || s->dt.s == t) &&
+         s->act == C1D_ACT_NONE && !dw_env_is("C1D_DW_PLAIN", "0");
+}
+
+static dw_kernel_fn dw_pick_for(const c1d_shape *s, dw_path path) {
+  const bool plain = dw_plain(s);
+  return s->dt.x == C1D_DTYPE_F32    ? c1d_dw_fast_pick_f32(path, s->K, plain)
+         : s->dt.x == C1D_DTYPE_BF16 ? c1d_dw_fast_pick_bf16(path, s->K, plain)
+                                     : c1d_dw_fast_pick_f16(path, s->K, plain);
 }
 
 /* Threads along the vectorised index (a multiple of 32, at most `threads`), the rest of the block
@@ -159,7 +178,7 @@ static int64_t dw_nlc_ring_strip(const c1d_shape *s, int V) {
 /* Asks for the largest shared-memory share of the L1 for a ring kernel, once per kernel: its blocks
  * are built to fit 2 to 6 per SM with 32 KB each (a hint the driver may override; a race only repeats it). */
 static void dw_prefer_shared(dw_kernel_fn kernel) {
-  enum { CAP = 3 * DW_MAX_K }; /* the ring kernels: 3 element types x K = 1..8 */
+  enum { CAP = 2 * 3 * DW_MAX_K }; /* the ring kernels: PLAIN or not, 3 element types x K = 1..8 */
   static dw_kernel_fn done[CAP];
   static int n_done;
   for (int i = 0; i < n_done && i < CAP; i++)
@@ -168,13 +187,6 @@ static void dw_prefer_shared(dw_kernel_fn kernel) {
                            cudaSharedmemCarveoutMaxShared) != cudaSuccess)
     (void)cudaGetLastError(); /* only a hint: its failure is not the launch's */
   if (n_done < CAP) done[n_done++] = kernel;
-}
-
-/* Whether the environment variable `name` is `value` (C1D_DW_NCL_KERNEL=rows asks for the (N, C, L) row
- * kernel where the flat one would run: benchmarks and tests compare them). */
-static bool dw_env_is(const char *name, const char *value) {
-  const char *e = getenv(name);
-  return e && !strcmp(e, value);
 }
 
 static c1d_status launch_dw_fast(const c1d_shape *s, const float *x, const float *w, const float *b, float *y,
@@ -195,26 +207,26 @@ static c1d_status launch_dw_fast(const c1d_shape *s, const float *x, const float
   const bool flat_fits = outputs / V <= DW_FLAT_MAX, long_rows = s->L / V >= 32 * dw_ncl_vectors(V, (int)s->K);
   const bool ncl_rows = !flat_fits || (long_rows && dw_env_is("C1D_DW_NCL_KERNEL", "rows"));
   if (vectors && s->L == 1 && s->C % V == 0 && flat_fits && (nlc || !dilated || !s->states)) {
-    kernel = dw_pick_for(s->dt.x, DW_STEP, s->K); /* one row per batch: the same memory in both layouts */
+    kernel = dw_pick_for(s, DW_STEP); /* one row per batch: the same memory in both layouts */
     const dim3 grid = c1d_grid(c1d_ceil_div(s->N * (s->C / V), DW_THREADS), 1, 1);
     kernel<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y, 0);
     C1D_LAUNCHED("dw_fast_step_kernel");
   } else if (ncl_vectors && ncl_rows) {
-    kernel = dw_pick_for(s->dt.x, DW_NCL, s->K);
+    kernel = dw_pick_for(s, DW_NCL);
     const int U = dw_ncl_vectors(V, (int)s->K);
     const dim3 block = dw_block(c1d_ceil_div(s->L / V, U));
     const dim3 grid = c1d_grid(c1d_ceil_div(s->L / V, (int64_t)block.x * U), c1d_ceil_div(s->C, block.y), s->N);
     kernel<<<grid, block, 0, stream>>>(*s, x, w, b, states, y, 0);
     C1D_LAUNCHED("dw_fast_ncl_kernel");
   } else if (ncl_vectors) {
-    kernel = dw_pick_for(s->dt.x, DW_NCL_SHORT, s->K);
+    kernel = dw_pick_for(s, DW_NCL_SHORT);
     const dim3 grid = c1d_grid(c1d_ceil_div(s->N * s->C * (s->L / V), DW_THREADS), 1, 1);
     kernel<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y, 0);
     C1D_LAUNCHED("dw_fast_ncl_short_kernel");
   } else if (vectors && nlc && s->C % V == 0) {
     /* the ring kernel takes states as raw vectors of x's type */
     const bool registers = dw_env_is("C1D_DW_NLC_KERNEL", "registers") || (s->states && s->dt.s != s->dt.x);
-    kernel = dw_pick_for(s->dt.x, dilated ? DW_NLC_DILATED : registers ? DW_NLC_REGISTERS : DW_NLC, s->K);
+    kernel = dw_pick_for(s, dilated ? DW_NLC_DILATED : registers ? DW_NLC_REGISTERS : DW_NLC);
     const int64_t strip = dilated || registers ? dw_nlc_strip(s, V) : dw_nlc_ring_strip(s, V);
     const dim3 block = dw_block(s->C / V, dilated || registers ? DW_THREADS : DW_NLC_RING_THREADS);
     if (!dilated && !registers) dw_prefer_shared(kernel);

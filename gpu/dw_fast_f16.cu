@@ -2,4 +2,6 @@
  * the three compile side by side. */
 #include "gpu/dw_fast_kernels.h"
 
-dw_kernel_fn c1d_dw_fast_pick_f16(dw_path path, int64_t K) { return dw_pick<C1D_DTYPE_F16>(path, K); }
+dw_kernel_fn c1d_dw_fast_pick_f16(dw_path path, int64_t K, bool plain) {
+  return dw_pick<C1D_DTYPE_F16>(path, K, plain);
+}

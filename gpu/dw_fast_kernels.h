@@ -1,5 +1,5 @@
 /* gpu_dw_fast's vector kernels (gpu/dw_fast.cu says what they compute), as templates over x's element
- * type TX and the taps K. Each element type's 40 kernels (5 paths x K = 1..8) are instantiated in a file
+ * type TX and the taps K. Each element type's 64 kernels (6 paths and 2 PLAIN copies x K = 1..8) are instantiated in a file
  * of their own (dw_fast_f32.cu, dw_fast_bf16.cu, dw_fast_f16.cu): 72 of them in one file took 74 s of nvcc
  * (cicc 31 s, ptxas 41 s) on the 2-core machines, the longest step of every build; in three files they
  * compile side by side. */
@@ -35,6 +35,20 @@ struct dw_vec {
    * at six blocks, 80 registers, bf16 K = 3 and fp32 K = 6 spilled; at four, 128, bf16 K = 7) */
   static constexpr int NLC_RING_BLOCKS(int K) { return V * K <= 20 ? 6 : V * K <= 48 ? 4 : 2; }
 };
+
+/* The common case, compiled apart (PLAIN): w, b, the states and y all of x's type and no activation.
+ * The kernel for every combination holds a branch per type and an inline SiLU per output, tens of KB
+ * of code; with the L2 flushed, a small problem waits on the fetch of its instructions. In the PLAIN
+ * copy the shape's types and activation are constants, so those branches fold away. */
+template <int TX, bool PLAIN>
+static __device__ __forceinline__ c1d_shape dw_shape_of(const c1d_shape &s) {
+  c1d_shape r = s;
+  if constexpr (PLAIN) {
+    r.dt.w = r.dt.b = r.dt.s = r.dt.y = (c1d_dtype)TX;
+    r.act = C1D_ACT_NONE;
+  }
+  return r;
+}
 
 // --- 16-byte vectors ---------------------------------------------------------------------------------
 
@@ -385,11 +399,12 @@ static __device__ __forceinline__ void dw_wait_copies() {
  * before the strip (x, or the initial states or zeros before t = 0: states in x's type, the launcher
  * checks) are loaded with the weights, all in one round trip. A thread reads back only its own ring
  * column: no barrier. Grid: x over channel vectors, y over strips, z over batches. */
-template <int TX, int K>
+template <int TX, int K, bool PLAIN>
 __global__ void __launch_bounds__(DW_NLC_RING_THREADS, dw_vec<TX>::NLC_RING_BLOCKS(K))
-    dw_fast_nlc_kernel(const c1d_shape s, const void *__restrict__ x, const void *__restrict__ w,
+    dw_fast_nlc_kernel(const c1d_shape shape, const void *__restrict__ x, const void *__restrict__ w,
                        const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y,
                        const int64_t strip) {
+  const c1d_shape s = dw_shape_of<TX, PLAIN>(shape);
   constexpr int V = dw_vec<TX>::V, S = DW_NLC_STAGES;
   __shared__ uint4 ring[S][DW_NLC_RING_THREADS];
   const int tid = threadIdx.y * blockDim.x + threadIdx.x;
@@ -415,6 +430,7 @@ __global__ void __launch_bounds__(DW_NLC_RING_THREADS, dw_vec<TX>::NLC_RING_BLOC
       float wk[V][K], bias[V]; /* per strip: L1 hits after a thread's first (most threads have one strip) */
       dw_nlc_weights<TX, K>(s, w, b, c0, wk, bias);
       int64_t e = c1d_y_index_nlc(&s, n, c0, t_begin); /* y's element of position t, channel c0 */
+#pragma unroll 1 /* unrolled, the PLAIN fp32 kernels spilled at six blocks per SM */
       for (int64_t t = t_begin; t < t_end; t++, e += s.O, next += stride) {
         const int slot = (int)(t - t_begin) & (S - 1); /* holds row t */
         dw_wait_copies<S - 1>(); /* row t's group has landed (one group committed per row) */
@@ -520,11 +536,12 @@ __global__ void __launch_bounds__(DW_THREADS, dw_vec<TX>::NLC_BLOCKS(K))
  * vector each, the V*K weights contiguous; taps 0..K-2 read the initial states or zeros: channel-last
  * states are rows of C (V elements each), (N, C, L) ones runs of K-1 per channel (the V channels'
  * V*(K-1) contiguous). Every load is issued before the first FMA. */
-template <int TX, int K>
+template <int TX, int K, bool PLAIN>
 __global__ void __launch_bounds__(DW_THREADS)
-    dw_fast_step_kernel(const c1d_shape s, const void *__restrict__ x, const void *__restrict__ w,
+    dw_fast_step_kernel(const c1d_shape shape, const void *__restrict__ x, const void *__restrict__ w,
                         const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y,
                         int64_t /* strip: unused */) {
+  const c1d_shape s = dw_shape_of<TX, PLAIN>(shape);
   constexpr int V = dw_vec<TX>::V;
   const uint32_t CV = (uint32_t)(s.C / V), total = (uint32_t)(s.N * CV); /* <= DW_FLAT_MAX */
   for (uint32_t f = blockIdx.x * blockDim.x + threadIdx.x; f < total; f += gridDim.x * blockDim.x) {
@@ -566,19 +583,20 @@ typedef void (*dw_kernel_fn)(const c1d_shape, const void *, const void *, const 
                              int64_t);
 
 /* The vector kernel for x's type TX and K taps: (N, C, L) rows or flat, channel-last with D = 1 or
- * dilated, or the L = 1 step. */
+ * dilated, or the L = 1 step; `plain` (the launcher's test: every tensor of x's type, no activation)
+ * picks the PLAIN copies of the ring and step kernels. */
 enum dw_path { DW_NCL, DW_NCL_SHORT, DW_NLC, DW_NLC_REGISTERS, DW_NLC_DILATED, DW_STEP };
 template <int TX>
-static dw_kernel_fn dw_pick(dw_path path, int64_t K) {
+static dw_kernel_fn dw_pick(dw_path path, int64_t K, bool plain) {
   switch (K) {
-#define DW_CASE(k)                                                                              \
-  case k:                                                                                       \
-    return path == DW_NCL         ? dw_fast_ncl_kernel<TX, k>                                   \
-           : path == DW_NCL_SHORT ? dw_fast_ncl_short_kernel<TX, k>                             \
-           : path == DW_NLC       ? dw_fast_nlc_kernel<TX, k>                                   \
-           : path == DW_NLC_REGISTERS ? dw_fast_nlc_registers_kernel<TX, k>                     \
-           : path == DW_STEP      ? dw_fast_step_kernel<TX, k>                                  \
-                                  : dw_fast_nlc_dilated_kernel<TX, k>;
+#define DW_CASE(k)                                                                                      \
+  case k:                                                                                               \
+    return path == DW_NCL             ? dw_fast_ncl_kernel<TX, k>                                       \
+           : path == DW_NCL_SHORT     ? dw_fast_ncl_short_kernel<TX, k>                                 \
+           : path == DW_NLC           ? (plain ? dw_fast_nlc_kernel<TX, k, true> : dw_fast_nlc_kernel<TX, k, false>) \
+           : path == DW_NLC_REGISTERS ? dw_fast_nlc_registers_kernel<TX, k>                             \
+           : path == DW_STEP          ? (plain ? dw_fast_step_kernel<TX, k, true> : dw_fast_step_kernel<TX, k, false>) \
+                                      : dw_fast_nlc_dilated_kernel<TX, k>;
     DW_CASE(1) DW_CASE(2) DW_CASE(3) DW_CASE(4) DW_CASE(5) DW_CASE(6) DW_CASE(7) DW_CASE(8)
 #undef DW_CASE
   }
@@ -586,8 +604,8 @@ static dw_kernel_fn dw_pick(dw_path path, int64_t K) {
 }
 
 /* dw_pick for each element type, each instantiated in its own file. */
-dw_kernel_fn c1d_dw_fast_pick_f32(dw_path path, int64_t K);
-dw_kernel_fn c1d_dw_fast_pick_bf16(dw_path path, int64_t K);
-dw_kernel_fn c1d_dw_fast_pick_f16(dw_path path, int64_t K);
+dw_kernel_fn c1d_dw_fast_pick_f32(dw_path path, int64_t K, bool plain);
+dw_kernel_fn c1d_dw_fast_pick_bf16(dw_path path, int64_t K, bool plain);
+dw_kernel_fn c1d_dw_fast_pick_f16(dw_path path, int64_t K, bool plain);
 
 #endif

@@ -55,6 +55,11 @@ if wants sweep; then
     # the channel-last register kernel that the ring kernel replaced
     step "sweep $dt nlc registers" "$out/sweep-$dt-nlc-registers.txt" env C1D_DW_NLC_KERNEL=registers \
       "$bench_dw" --dtype $dt --layout nlc --shapes all
+    # the kernels of every type combination where the PLAIN ones run (the step and the ring)
+    for layout in ncl nlc; do
+      step "sweep $dt $layout general" "$out/sweep-$dt-$layout-general.txt" env C1D_DW_PLAIN=0 "$bench_dw" \
+        --dtype $dt --layout $layout --shapes all
+    done
   done
   for layout in ncl nlc; do # Mamba's configuration: SiLU and initial states, over the decode-like grid
     step "decode bf16 $layout silu+states" "$out/decode-bf16-$layout-silu-states.txt" "$bench_dw" --dtype bf16 \
@@ -93,6 +98,20 @@ if wants profile && command -v ncu >/dev/null; then
     set -- $cfg
     step "ncu $1 $2 $3" "$out/ncu-$1-$2-$3.txt" ncu --kernel-name regex:dw_fast --launch-skip 1 --launch-count 1 \
       "${sections[@]}" "$bench_dw" --dtype "$1" --layout "$2" --shape "$3" --repeats 3
+  done
+  # the smallest problems, PLAIN kernels against those of every combination: where the warps stall
+  # (no_instruction: waiting for the kernel's code)
+  reasons="no_instruction imc_miss long_scoreboard short_scoreboard wait branch_resolving lg_throttle membar drain"
+  metrics=gpu__time_duration.sum,smsp__inst_executed.sum,sm__cycles_active.avg
+  for r in $reasons; do metrics+=,smsp__average_warps_issue_stalled_${r}_per_issue_active.ratio; done
+  stalls=(--metrics "$metrics")
+  for plain in 1 0; do
+    for cfg in "bf16 ncl 1,2048,1,4" "bf16 nlc 1,2048,64,4" "f32 nlc 1,2048,64,4"; do
+      set -- $cfg
+      step "ncu stalls plain=$plain $1 $2 $3" "$out/ncu-stalls-$plain-$1-$2-$3.txt" env C1D_DW_PLAIN=$plain \
+        ncu --kernel-name regex:dw_fast --launch-skip 1 --launch-count 1 "${stalls[@]}" "$bench_dw" --dtype "$1" --layout "$2" --shape "$3" \
+        --repeats 3
+    done
   done
 fi
 

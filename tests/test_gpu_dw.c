@@ -404,6 +404,38 @@ Test(gpu_dw, the_channel_last_ring_is_bit_exact_over_strips_that_wrap_it, .timeo
   cr_log_info("%d kernel runs bit-exact with grouped_naive under strips of 9 and 37", runs);
 }
 
+/* The PLAIN kernels (every tensor of x's type, no activation: the L = 1 step and the channel-last ring
+ * compiled apart, gpu/dw_fast_kernels.h) take none of the type combinations above, whose shapes have a
+ * SiLU; here they run on their own, each shape in the three types, and then (C1D_DW_PLAIN=0) the kernels
+ * of every combination on the same problems. */
+Test(gpu_dw, the_plain_kernels_are_bit_exact_where_every_tensor_has_x_type, .timeout = 240) {
+  skip_without_device();
+  static const c1d_shape shapes[] = {
+      {DW(3, 24, 1, 4, 1), .bias = 1, .states = 1},      /* the step, (N, C, L) states */
+      {DW(3, 24, 1, 3, 1), .bias = 1, .states = 1, NLC}, /* the step, channel-last states */
+      {DW(5, 48, 1, 8, 1)},                              /* the step, K = 8, no bias or states */
+      {DW(2, 24, 64, 4, 1), .bias = 1, .states = 1, NLC}, /* the ring */
+      {DW(3, 16, 75, 2, 1), NLC},                        /* the ring, a ragged last strip */
+      {DW(2, 32, 96, 7, 1), .states = 1, NLC},           /* the ring, K = 7 */
+      {DW(2, 40, 48, 1, 1), .bias = 1, NLC},             /* the ring, K = 1 */
+  };
+  static const c1d_dtype types[] = {C1D_DTYPE_F32, C1D_DTYPE_BF16, C1D_DTYPE_F16};
+  int runs = 0;
+  for (int general = 0; general < 2; general++) {
+    if (general) cr_assert_eq(setenv("C1D_DW_PLAIN", "0", 1), 0);
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+      for (int ti = 0; ti < 3; ti++) {
+        c1d_shape s = shapes[si];
+        s.dt = (c1d_dtypes){types[ti], types[ti], types[ti], types[ti], types[ti]};
+        cr_assert_eq(check_twins_on(&s, 500 + (uint64_t)(si * 3 + ti)), 2, "gpu_dw_naive and gpu_dw_fast on %s",
+                     shape_text(&s));
+        runs += 2;
+      }
+  }
+  unsetenv("C1D_DW_PLAIN");
+  cr_log_info("%d kernel runs bit-exact with grouped_naive, PLAIN and not", runs);
+}
+
 Test(gpu_dw, every_mutant_is_caught_with_its_verdict_and_where_or_region, .timeout = 240) {
   skip_without_device();
   int checked = 0;
