@@ -17,7 +17,7 @@
  *    The K taps index registers at compile-time offsets (K is a template parameter); V outputs leave as
  *    one 16-byte store (or two, or one 8-byte one, by y's type).
  *  - channel-last (N, L, C), C % V == 0, any D: a thread owns V adjacent channels over a strip of
- *    consecutive positions (its weights loaded once per strip). D = 1 (the ring kernel): strips of 1 to
+ *    consecutive positions (its weights loaded once per strip). D = 1 (the ring kernel): strips of 4 to
  *    32; the strip's rows stream through a ring of 16 rows per thread in shared memory (cp.async: the
  *    bytes in flight take no registers), each row sliding through a K-row window in registers. Initial
  *    states in a type other than x's, or C1D_DW_NLC_KERNEL=registers: the register kernel (strips of 4
@@ -162,18 +162,18 @@ static int64_t dw_nlc_strip(const c1d_shape *s, int V) {
   return strip;
 }
 
-/* The ring kernel's strip: from 1 position, doubled while the threads would exceed 2^14, up to 16 where
- * its blocks are six per SM (fp32 K <= 5, 16-bit K <= 2) and 32 at four or fewer (the startup of a strip,
- * one round trip, is covered by fewer other blocks). Chosen from the H200 sweeps of strips 1..32 over
- * the decode grid (notes/depthwise.md, call G): the best worst case of the rules tried; the smallest
- * problems want one position per thread (more threads, each with less to do after its round trip).
+/* The ring kernel's strip: from 4 positions, doubled while the threads would exceed 2^16 (about one
+ * wave of resident threads), up to 16 where its blocks are six per SM (fp32 K <= 5, 16-bit K <= 2) and 32
+ * at four or fewer (the startup of a strip, one round trip, is covered by fewer other blocks). Chosen from
+ * the H200 sweeps of strips 1..256 (notes/depthwise.md): strips of 1 and 2 won only on the smallest
+ * problems, and a rule that started there (call H) lost more on the medium ones than it gained.
  * C1D_DW_NLC_STRIP fixes it, for those sweeps. */
 static int64_t dw_nlc_ring_strip(const c1d_shape *s, int V) {
   const char *e = getenv("C1D_DW_NLC_STRIP");
   if (e && atoll(e) >= 1) return atoll(e);
   const int64_t most = V * s->K <= 20 ? 16 : 32;
-  int64_t strip = 1;
-  while (strip < most && s->N * (s->C / V) * c1d_ceil_div(s->L, strip) > (INT64_C(1) << 14)) strip *= 2;
+  int64_t strip = DW_NLC_MIN_STRIP;
+  while (strip < most && s->N * (s->C / V) * c1d_ceil_div(s->L, strip) > (INT64_C(1) << 16)) strip *= 2;
   return strip;
 }
 

@@ -21,7 +21,7 @@ static constexpr __host__ __device__ int dw_ncl_vectors(int V, int K) { return (
 /* The channel-last register and dilated kernels (the ring kernel's strips: dw_nlc_ring_strip) */
 #define DW_NLC_RUN 4     /* positions per chunk (rows in flight per thread) in the register kernel */
 #define DW_NLC_STRIP 64  /* the longest strip of positions a thread walks */
-#define DW_NLC_MIN_STRIP 4 /* and the shortest the launcher picks for them (one chunk) */
+#define DW_NLC_MIN_STRIP 4 /* and the shortest the launcher picks (one chunk) */
 
 template <int TX>
 struct dw_vec {

@@ -375,7 +375,7 @@ Test(gpu_dw, the_twins_are_bit_exact_over_the_odd_shapes, .timeout = 240) {
 }
 
 /* The channel-last ring kernel (gpu/dw_fast_kernels.h) over strips longer than the launcher gives small
- * shapes (1 to 4 positions), so the strip is forced (C1D_DW_NLC_STRIP; Criterion runs each test in its own
+ * shapes (4 positions), so the strip is forced (C1D_DW_NLC_STRIP; Criterion runs each test in its own
  * process). Its ring holds 16 rows: 9 positions fill part of it, 37 wrap it twice and end part-way
  * through a third pass; the strips after the first start from x's rows, the first from the states. */
 Test(gpu_dw, the_channel_last_ring_is_bit_exact_over_strips_that_wrap_it, .timeout = 240) {
