@@ -1,8 +1,8 @@
 /* gpu_dw_fast's vector kernels (gpu/dw_fast.cu says what they compute), as templates over x's element
- * type TX and the taps K. Each element type's 64 kernels (6 paths and 2 PLAIN copies x K = 1..8) are instantiated in a file
- * of their own (dw_fast_f32.cu, dw_fast_bf16.cu, dw_fast_f16.cu): 72 of them in one file took 74 s of nvcc
- * (cicc 31 s, ptxas 41 s) on the 2-core machines, the longest step of every build; in three files they
- * compile side by side. */
+ * type TX and the taps K. Each element type's 64 kernels (6 paths and 2 PLAIN copies x K = 1..8) are
+ * instantiated in a file of their own (dw_fast_f32.cu, dw_fast_bf16.cu, dw_fast_f16.cu): 72 of them in one
+ * file took 74 s of nvcc (cicc 31 s, ptxas 41 s) on the 2-core machines, the longest step of every build;
+ * in three files they compile side by side. */
 #ifndef C1D_DW_FAST_KERNELS_H
 #define C1D_DW_FAST_KERNELS_H
 
@@ -589,13 +589,15 @@ enum dw_path { DW_NCL, DW_NCL_SHORT, DW_NLC, DW_NLC_REGISTERS, DW_NLC_DILATED, D
 template <int TX>
 static dw_kernel_fn dw_pick(dw_path path, int64_t K, bool plain) {
   switch (K) {
-#define DW_CASE(k)                                                                                      \
-  case k:                                                                                               \
-    return path == DW_NCL             ? dw_fast_ncl_kernel<TX, k>                                       \
-           : path == DW_NCL_SHORT     ? dw_fast_ncl_short_kernel<TX, k>                                 \
-           : path == DW_NLC           ? (plain ? dw_fast_nlc_kernel<TX, k, true> : dw_fast_nlc_kernel<TX, k, false>) \
-           : path == DW_NLC_REGISTERS ? dw_fast_nlc_registers_kernel<TX, k>                             \
-           : path == DW_STEP          ? (plain ? dw_fast_step_kernel<TX, k, true> : dw_fast_step_kernel<TX, k, false>) \
+#define DW_CASE(k)                                                                                \
+  case k:                                                                                         \
+    return path == DW_NCL             ? dw_fast_ncl_kernel<TX, k>                                 \
+           : path == DW_NCL_SHORT     ? dw_fast_ncl_short_kernel<TX, k>                           \
+           : path == DW_NLC           ? (plain ? dw_fast_nlc_kernel<TX, k, true>                  \
+                                               : dw_fast_nlc_kernel<TX, k, false>)                \
+           : path == DW_NLC_REGISTERS ? dw_fast_nlc_registers_kernel<TX, k>                       \
+           : path == DW_STEP          ? (plain ? dw_fast_step_kernel<TX, k, true>                 \
+                                               : dw_fast_step_kernel<TX, k, false>)               \
                                       : dw_fast_nlc_dilated_kernel<TX, k>;
     DW_CASE(1) DW_CASE(2) DW_CASE(3) DW_CASE(4) DW_CASE(5) DW_CASE(6) DW_CASE(7) DW_CASE(8)
 #undef DW_CASE

@@ -109,8 +109,8 @@ if wants profile && command -v ncu >/dev/null; then
     for cfg in "bf16 ncl 1,2048,1,4" "bf16 nlc 1,2048,64,4" "f32 nlc 1,2048,64,4"; do
       set -- $cfg
       step "ncu stalls plain=$plain $1 $2 $3" "$out/ncu-stalls-$plain-$1-$2-$3.txt" env C1D_DW_PLAIN=$plain \
-        ncu --kernel-name regex:dw_fast --launch-skip 1 --launch-count 1 "${stalls[@]}" "$bench_dw" --dtype "$1" --layout "$2" --shape "$3" \
-        --repeats 3
+        ncu --kernel-name regex:dw_fast --launch-skip 1 --launch-count 1 "${stalls[@]}" "$bench_dw" --dtype "$1" \
+        --layout "$2" --shape "$3" --repeats 3
     done
   done
 fi
