@@ -8,7 +8,9 @@
  * Paths (the launcher picks one; K <= 8 and 16-byte aligned x and y for the vector ones):
  *  - L = 1 (a decode step; D = 1, or no (N, C, L) states), C % V == 0: x and y are one row of C per batch
  *    in both layouts. A thread owns V channels: one 16-byte load and store, its V*K weights and the
- *    states in 16-byte loads where aligned, every load in flight before the first FMA.
+ *    states in 16-byte loads where aligned, every load in flight before the first FMA. 16-bit x where
+ *    every tensor has x's type and there is no activation, N * C < 2^17 (or C % 8 == 4): 8-byte vectors
+ *    (4 channels a thread, twice the threads).
  *  - (N, C, L), D = 1 or K = 1, L % V == 0: one vector per thread over the flat (row, vector) index, the
  *    vectors before it loaded too (L1 hits) and, before t = 0, the initial states or zeros. With
  *    C1D_DW_NCL_KERNEL=rows, or beyond 2^31 vectors, rows of at least 128 vectors (64 for fp32 K >= 6)
@@ -19,7 +21,8 @@
  *  - channel-last (N, L, C), C % V == 0, any D: a thread owns V adjacent channels over a strip of
  *    consecutive positions (its weights loaded once per strip). D = 1 (the ring kernel): strips of 4 to
  *    32; the strip's rows stream through a ring of 16 rows per thread in shared memory (cp.async: the
- *    bytes in flight take no registers), each row sliding through a K-row window in registers. Initial
+ *    bytes in flight take no registers), each row sliding through a K-row window in registers (fp32
+ *    K >= 3: each row unpacked once into the K running sums it is a tap of, the rolling kernel). Initial
  *    states in a type other than x's, or C1D_DW_NLC_KERNEL=registers: the register kernel (strips of 4
  *    to 64, TT = 4 rows in flight in registers while the previous 4 compute). D > 1: the K tap rows of
  *    each position are loaded (16 bytes each; all but the newest are L1/L2 hits). Each position's V
@@ -139,7 +142,7 @@ static bool dw_plain(const c1d_shape *s) {
 }
 
 static dw_kernel_fn dw_pick_for(const c1d_shape *s, dw_path path) {
-  const bool plain = dw_plain(s);
+  const bool plain = dw_plain(s); /* and where it is false, no 8-byte step (DW_STEP_8) */
   return s->dt.x == C1D_DTYPE_F32    ? c1d_dw_fast_pick_f32(path, s->K, plain)
          : s->dt.x == C1D_DTYPE_BF16 ? c1d_dw_fast_pick_bf16(path, s->K, plain)
                                      : c1d_dw_fast_pick_f16(path, s->K, plain);
@@ -177,10 +180,33 @@ static int64_t dw_nlc_ring_strip(const c1d_shape *s, int V) {
   return strip;
 }
 
+/* The L = 1 step's vectors for 16-bit x where the PLAIN kernel runs: 8 bytes (4 channels a thread) where
+ * 16-byte ones would give fewer than 2^14 threads (N * C < 2^17), 16 beyond. Measured on the H200
+ * (notes/depthwise.md, fifth session): at N <= 8, K = 4 steps took 79-85 % of the copy in 16 bytes and
+ * 84-95 % in 8 (K = 2 within noise); at N = 64, 16 bytes did better. (An 8-byte ring kernel for
+ * channel-last L > 1 lost to the 16-byte one everywhere: twice the copies and loop steps per byte.)
+ * C1D_DW_VECTOR_BYTES=8 or 16 fixes the choice (benchmarks and tests compare them); 8 bytes also serve
+ * C % 8 == 4 and starts aligned to 8 bytes only. */
+static int dw_step_vector_bytes(const c1d_shape *s, uintptr_t starts, bool plain) {
+  if (s->dt.x == C1D_DTYPE_F32 || !plain || s->K > DW_MAX_K) return 16;
+  const bool fit16 = (starts & 15u) == 0 && s->C % 8 == 0, fit8 = (starts & 7u) == 0 && s->C % 4 == 0;
+  if (!fit8) return 16;
+  if (!fit16 || dw_env_is("C1D_DW_VECTOR_BYTES", "8")) return 8;
+  if (dw_env_is("C1D_DW_VECTOR_BYTES", "16")) return 16;
+  return s->N * (s->C / 8) < (INT64_C(1) << 14) ? 8 : 16;
+}
+
+/* Whether the channel-last ring kernel runs with running sums rather than its K-row window (the
+ * launcher's choice; C1D_DW_NLC_KERNEL=rolling or window fixes it): fp32 from K = 3. Measured on the H200
+ * (notes/depthwise.md, fifth session): fp32 K = 4 gained up to 6 points of the copy on medium problems
+ * and lost none beyond noise; bf16 and fp16 K = 4, at three blocks per SM instead of four, lost up to 16
+ * points on medium problems, and K = 2 gained only within noise. */
+static bool dw_nlc_rolls(const c1d_shape *s) { return s->dt.x == C1D_DTYPE_F32 && s->K >= 3; }
+
 /* Asks for the largest shared-memory share of the L1 for a ring kernel, once per kernel: its blocks
  * are built to fit 2 to 6 per SM with 32 KB each (a hint the driver may override; a race only repeats it). */
 static void dw_prefer_shared(dw_kernel_fn kernel) {
-  enum { CAP = 2 * 3 * DW_MAX_K }; /* the ring kernels: PLAIN or not, 3 element types x K = 1..8 */
+  enum { CAP = 4 * 3 * DW_MAX_K }; /* the ring kernels (window, rolling): PLAIN or not, 3 types x K = 1..8 */
   static dw_kernel_fn done[CAP];
   static int n_done;
   for (int i = 0; i < n_done && i < CAP; i++)
@@ -203,12 +229,18 @@ static c1d_status launch_dw_fast(const c1d_shape *s, const float *x, const float
   const bool vectors = (starts & 15u) == 0 && s->K <= DW_MAX_K;
   cudaStream_t stream = c1d_stream_of(ex);
   dw_kernel_fn kernel = NULL;
-  const bool dilated = s->D > 1 && s->K > 1;
+  const bool dilated = s->D > 1 && s->K > 1, plain = dw_plain(s);
+  const int step_bytes = s->L == 1 && !dilated ? dw_step_vector_bytes(s, starts, plain) : 16;
   const bool ncl_vectors = vectors && !nlc && s->L % V == 0 && !dilated;
   const int64_t outputs = s->N * s->C * s->L;
   const bool flat_fits = outputs / V <= DW_FLAT_MAX, long_rows = s->L / V >= 32 * dw_ncl_vectors(V, (int)s->K);
   const bool ncl_rows = !flat_fits || (long_rows && dw_env_is("C1D_DW_NCL_KERNEL", "rows"));
-  if (vectors && s->L == 1 && s->C % V == 0 && flat_fits && (nlc || !dilated || !s->states)) {
+  if (step_bytes == 8 && s->N * (s->C / 4) <= DW_FLAT_MAX) { /* the 16-byte step's test, in 8-byte vectors */
+    kernel = dw_pick_for(s, DW_STEP_8);
+    const dim3 grid = c1d_grid(c1d_ceil_div(s->N * (s->C / 4), DW_THREADS), 1, 1);
+    kernel<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y, 0);
+    C1D_LAUNCHED("dw_fast_step_kernel");
+  } else if (vectors && s->L == 1 && s->C % V == 0 && flat_fits && (nlc || !dilated || !s->states)) {
     kernel = dw_pick_for(s, DW_STEP); /* one row per batch: the same memory in both layouts */
     const dim3 grid = c1d_grid(c1d_ceil_div(s->N * (s->C / V), DW_THREADS), 1, 1);
     kernel<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y, 0);
@@ -228,7 +260,9 @@ static c1d_status launch_dw_fast(const c1d_shape *s, const float *x, const float
   } else if (vectors && nlc && s->C % V == 0) {
     /* the ring kernel takes states as raw vectors of x's type */
     const bool registers = dw_env_is("C1D_DW_NLC_KERNEL", "registers") || (s->states && s->dt.s != s->dt.x);
-    kernel = dw_pick_for(s, dilated ? DW_NLC_DILATED : registers ? DW_NLC_REGISTERS : DW_NLC);
+    const bool rolling = dw_env_is("C1D_DW_NLC_KERNEL", "rolling") ||
+                         (dw_nlc_rolls(s) && !dw_env_is("C1D_DW_NLC_KERNEL", "window"));
+    kernel = dw_pick_for(s, dilated ? DW_NLC_DILATED : registers ? DW_NLC_REGISTERS : rolling ? DW_NLC_ROLLING : DW_NLC);
     const int64_t strip = dilated || registers ? dw_nlc_strip(s, V) : dw_nlc_ring_strip(s, V);
     const dim3 block = dw_block(s->C / V, dilated || registers ? DW_THREADS : DW_NLC_RING_THREADS);
     if (!dilated && !registers) dw_prefer_shared(kernel);

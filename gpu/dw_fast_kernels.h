@@ -23,10 +23,12 @@ static constexpr __host__ __device__ int dw_ncl_vectors(int V, int K) { return (
 #define DW_NLC_STRIP 64  /* the longest strip of positions a thread walks */
 #define DW_NLC_MIN_STRIP 4 /* and the shortest the launcher picks (one chunk) */
 
-template <int TX>
+/* VB: the bytes of a vector, 16, or 8 for the PLAIN 16-bit step kernel (half the channels per thread:
+ * twice the threads on the smallest problems) */
+template <int TX, int VB = 16>
 struct dw_vec {
-  static constexpr int V = TX == C1D_DTYPE_F32 ? 4 : 8; /* elements per 16 bytes */
   static constexpr int BYTES = TX == C1D_DTYPE_F32 ? 4 : 2;
+  static constexpr int V = VB / BYTES; /* elements per vector */
   /* Blocks per SM the channel-last kernels are built for: two (128 registers) while V*K weights and a
    * K-row window fit, one beyond (no spills either way: checked with -Xptxas -v). */
   static constexpr int NLC_BLOCKS(int K) { return V * K > 32 ? 1 : 2; }
@@ -34,6 +36,21 @@ struct dw_vec {
    * for which its V*K weights, V biases and K-row window fit without spills (checked with -Xptxas -v:
    * at six blocks, 80 registers, bf16 K = 3 and fp32 K = 6 spilled; at four, 128, bf16 K = 7) */
   static constexpr int NLC_RING_BLOCKS(int K) { return V * K <= 20 ? 6 : V * K <= 48 ? 4 : 2; }
+  /* and the rolling ring kernel's, whose K running sums of V floats replace a window of K raw rows (the
+   * most blocks without spills, from -Xptxas -v without a minimum: bf16 K = 4, 152 registers) */
+  static constexpr int NLC_ROLL_BLOCKS(int K) { return V * K <= 8 ? 6 : V * K <= 24 ? 4 : V * K <= 40 ? 3 : 2; }
+};
+
+/* A raw vector of VB bytes. */
+template <int VB>
+struct dw_raw;
+template <>
+struct dw_raw<16> {
+  typedef uint4 t;
+};
+template <>
+struct dw_raw<8> {
+  typedef uint2 t;
 };
 
 /* The common case, compiled apart (PLAIN): w, b, the states and y all of x's type and no activation.
@@ -53,6 +70,10 @@ static __device__ __forceinline__ c1d_shape dw_shape_of(const c1d_shape &s) {
 // --- 16-byte vectors ---------------------------------------------------------------------------------
 
 static __device__ __forceinline__ uint4 dw_load16(const void *p) { return __ldg((const uint4 *)p); }
+template <int VB>
+static __device__ __forceinline__ typename dw_raw<VB>::t dw_load_raw(const void *p) {
+  return __ldg((const typename dw_raw<VB>::t *)p);
+}
 
 /* The first n (<= 8) 16-bit elements of a raw vector, bf16 or fp16, as float32 (exact). */
 static __device__ __forceinline__ void dw_unpack16(const uint4 &r, bool bf16, float *out, int n = 8) {
@@ -128,6 +149,12 @@ static __device__ __forceinline__ void dw_unpack(const uint4 &r, float *out) {
   } else {
     dw_unpack16(r, TX == C1D_DTYPE_BF16, out);
   }
+}
+/* and of a raw 8-byte vector (16-bit elements only) */
+template <int TX>
+static __device__ __forceinline__ void dw_unpack(const uint2 &r, float *out) {
+  static_assert(TX != C1D_DTYPE_F32, "8-byte vectors hold 16-bit elements");
+  dw_unpack16(make_uint4(r.x, r.y, 0, 0), TX == C1D_DTYPE_BF16, out, 4);
 }
 
 /* y[e .. e+V) := v rounded to y's type d (e a multiple of V: the stores are aligned). Streaming stores
@@ -308,10 +335,9 @@ static __device__ __forceinline__ void dw_nlc_row(const c1d_shape &s, const void
 }
 
 /* The weights and biases of channels c0 .. c0+V-1 as float32. */
-template <int TX, int K>
+template <int TX, int K, int V = dw_vec<TX>::V>
 static __device__ __forceinline__ void dw_nlc_weights(const c1d_shape &s, const void *w, const void *b, int64_t c0,
                                                       float (*wk)[K], float *bias) {
-  constexpr int V = dw_vec<TX>::V;
   float flat[V * K]; /* channels c0 .. c0+V-1's K weights each: contiguous in w */
   dw_load_floats_aligned<V * K>(w, s.dt.w, dw_w_first(s, c0), flat);
   if (s.bias) {
@@ -327,11 +353,10 @@ static __device__ __forceinline__ void dw_nlc_weights(const c1d_shape &s, const 
 }
 
 /* Position t's V outputs from its K tap rows rows[k] (channels c0 .. c0+V-1), stored at y's row t. */
-template <int TX, int K>
+template <int TX, int K, int V = dw_vec<TX>::V>
 static __device__ __forceinline__ void dw_nlc_outputs(const c1d_shape &s, const float (*wk)[K], const float *bias,
-                                                      const float (*rows)[dw_vec<TX>::V], void *y, int64_t n,
-                                                      int64_t c0, int64_t t) {
-  constexpr int V = dw_vec<TX>::V;
+                                                      const float (*rows)[V], void *y, int64_t n, int64_t c0,
+                                                      int64_t t) {
   float out[V];
 #pragma unroll
   for (int j = 0; j < V; j++) {
@@ -373,6 +398,26 @@ static __device__ __forceinline__ uint4 dw_nlc_raw_row(const c1d_shape &s, const
   if (tt >= 0) return dw_load16(x0 + tt * stride);
   if (!s.states) return make_uint4(0, 0, 0, 0);
   return dw_load16((const unsigned char *)st + c1d_s_index_nlc(&s, n, c0, tt) * dw_vec<TX>::BYTES);
+}
+
+/* Row r (raw, channels c0 .. c0+V-1) into the K outputs it is a tap of: output r + m takes it as tap
+ * K-1-m, and acc[(base + m) % K] holds output r + m's running sum (the caller unrolls, so the indices are
+ * constants). The newest output (m = K-1) starts from its bias; each output still sums b, then tap 0, 1,
+ * ..., K-1 in order, as grouped_naive does, but the row is unpacked once rather than once per tap. m
+ * from m_first: the outputs before a strip are not kept. */
+template <int TX, int K>
+static __device__ __forceinline__ void dw_nlc_feed(const float (*wk)[K], const float *bias, const uint4 &r, int base,
+                                                   int m_first, float (*acc)[dw_vec<TX>::V]) {
+  constexpr int V = dw_vec<TX>::V;
+  float xv[V];
+  dw_unpack<TX>(r, xv);
+#pragma unroll
+  for (int m = 0; m < K; m++) {
+    if (m < m_first) continue;
+    const int slot = (base + m) % K, k = K - 1 - m;
+#pragma unroll
+    for (int j = 0; j < V; j++) acc[slot][j] = c1d_fma(xv[j], wk[j][k], m == K - 1 ? bias[j] : acc[slot][j]);
+  }
 }
 
 /* The channel-last ring: each thread's next DW_NLC_STAGES rows in flight, in shared memory rather than
@@ -441,6 +486,69 @@ __global__ void __launch_bounds__(DW_NLC_RING_THREADS, dw_vec<TX>::NLC_RING_BLOC
         /* the slot is refilled after its row was used (in-order issue: the read has returned) */
         if (t + S < t_end) __pipeline_memcpy_async(&ring[slot][tid], next, 16);
         __pipeline_commit();
+      }
+    }
+  }
+}
+
+/* The ring kernel with running sums (C1D_DW_NLC_KERNEL=rolling): the same ring and strips, but each row,
+ * unpacked once, goes into the K running sums it is a tap of (dw_nlc_feed; the positions are unrolled by
+ * K so that the sums rotate without moves). The window kernel above unpacks each 16-bit row K times and
+ * shifts its window every position: issue-bound at mid sizes (bf16 K = 4). The K sums of V floats take
+ * more registers than a window of K raw rows: fewer blocks per SM (NLC_ROLL_BLOCKS). */
+template <int TX, int K, bool PLAIN>
+__global__ void __launch_bounds__(DW_NLC_RING_THREADS, dw_vec<TX>::NLC_ROLL_BLOCKS(K))
+    dw_fast_nlc_rolling_kernel(const c1d_shape shape, const void *__restrict__ x, const void *__restrict__ w,
+                       const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y,
+                       const int64_t strip) {
+  const c1d_shape s = dw_shape_of<TX, PLAIN>(shape);
+  constexpr int V = dw_vec<TX>::V, S = DW_NLC_STAGES;
+  __shared__ uint4 ring[S][DW_NLC_RING_THREADS];
+  const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+  const int64_t CV = s.C / V, strips = c1d_ceil_div(s.L, strip), stride = s.C * dw_vec<TX>::BYTES;
+  C1D_FOR_BLOCK_Z(n, s.N)
+  for (int64_t cv = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; cv < CV; cv += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t c0 = cv * V;
+    const unsigned char *x0 = (const unsigned char *)x + c1d_x_index_nlc(&s, n, c0, 0) * dw_vec<TX>::BYTES;
+    for (int64_t sp = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; sp < strips;
+         sp += (int64_t)gridDim.y * blockDim.y) {
+      /* the copies leave first, then the window's loads, then the weights (converted at once: the
+       * conversion waits for them, and with the copies in flight that wait is the only round trip) */
+      const int64_t t_begin = sp * strip, t_end = t_begin + strip < s.L ? t_begin + strip : s.L;
+      const unsigned char *next = x0 + t_begin * stride; /* the next row to copy into the ring */
+#pragma unroll
+      for (int i = 0; i < S; i++, next += stride) { /* rows t_begin .. t_begin+S-1, one group each */
+        if (t_begin + i < t_end) __pipeline_memcpy_async(&ring[i][tid], next, 16);
+        __pipeline_commit();
+      }
+      uint4 before[K > 1 ? K - 1 : 1]; /* rows t_begin - (K-1) .. t_begin - 1 */
+#pragma unroll
+      for (int i = 0; i < K - 1; i++) before[i] = dw_nlc_raw_row<TX>(s, x0, st, stride, n, c0, t_begin - (K - 1) + i);
+      float wk[V][K], bias[V]; /* per strip: L1 hits after a thread's first (most threads have one strip) */
+      dw_nlc_weights<TX, K>(s, w, b, c0, wk, bias);
+      float acc[K][V]; /* acc[(t - t_begin) % K]: output t's running sum */
+#pragma unroll
+      for (int i = 0; i < K - 1; i++) /* output t_begin + m - (K-1-i) sits at slot m - (K-1-i) */
+        dw_nlc_feed<TX, K>(wk, bias, before[i], i + 1, K - 1 - i, acc);
+      int64_t e = c1d_y_index_nlc(&s, n, c0, t_begin); /* y's element of position t, channel c0 */
+#pragma unroll 1 /* K positions an iteration: the sums' slots are constants */
+      for (int64_t t0 = t_begin; t0 < t_end; t0 += K) {
+#pragma unroll
+        for (int j = 0; j < K; j++) {
+          const int64_t t = t0 + j;
+          if (t >= t_end) break;
+          const int slot = (int)(t - t_begin) & (S - 1); /* holds row t */
+          dw_wait_copies<S - 1>(); /* row t's group has landed (one group committed per row) */
+          dw_nlc_feed<TX, K>(wk, bias, ring[slot][tid], j, 0, acc);
+          /* the slot is refilled after its row was used (in-order issue: the read has returned) */
+          if (t + S < t_end) __pipeline_memcpy_async(&ring[slot][tid], next, 16);
+          __pipeline_commit();
+          float out[V];
+#pragma unroll
+          for (int q = 0; q < V; q++) out[q] = c1d_activate(s, acc[j][q]);
+          dw_store<V>(y, s.dt.y, e, out);
+          e += s.O, next += stride;
+        }
       }
     }
   }
@@ -535,20 +643,21 @@ __global__ void __launch_bounds__(DW_THREADS, dw_vec<TX>::NLC_BLOCKS(K))
  * thread owns V adjacent channels over the flat (batch, channel vector) index: x and y as one 16-byte
  * vector each, the V*K weights contiguous; taps 0..K-2 read the initial states or zeros: channel-last
  * states are rows of C (V elements each), (N, C, L) ones runs of K-1 per channel (the V channels'
- * V*(K-1) contiguous). Every load is issued before the first FMA. */
-template <int TX, int K, bool PLAIN>
+ * V*(K-1) contiguous). Every load is issued before the first FMA. VB = 8 (16-bit x, PLAIN only): 8-byte
+ * vectors, twice the threads on small problems. */
+template <int TX, int K, bool PLAIN, int VB = 16>
 __global__ void __launch_bounds__(DW_THREADS)
     dw_fast_step_kernel(const c1d_shape shape, const void *__restrict__ x, const void *__restrict__ w,
                         const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y,
                         int64_t /* strip: unused */) {
   const c1d_shape s = dw_shape_of<TX, PLAIN>(shape);
-  constexpr int V = dw_vec<TX>::V;
+  constexpr int V = dw_vec<TX, VB>::V;
   const uint32_t CV = (uint32_t)(s.C / V), total = (uint32_t)(s.N * CV); /* <= DW_FLAT_MAX */
   for (uint32_t f = blockIdx.x * blockDim.x + threadIdx.x; f < total; f += gridDim.x * blockDim.x) {
     uint32_t n, cv;
     dw_split(f, CV, &n, &cv);
     const int64_t c0 = (int64_t)cv * V, at = (int64_t)n * s.C + c0; /* x's and y's element */
-    const uint4 own = dw_load16((const unsigned char *)x + at * dw_vec<TX>::BYTES);
+    const typename dw_raw<VB>::t own = dw_load_raw<VB>((const unsigned char *)x + at * dw_vec<TX>::BYTES);
     float xs[K][V]; /* tap k's inputs of the V channels */
     if constexpr (K > 1) {
       if (!s.states) {
@@ -570,9 +679,9 @@ __global__ void __launch_bounds__(DW_THREADS)
       }
     }
     float wk[V][K], bias[V];
-    dw_nlc_weights<TX, K>(s, w, b, c0, wk, bias);
+    dw_nlc_weights<TX, K, V>(s, w, b, c0, wk, bias);
     dw_unpack<TX>(own, xs[K - 1]);
-    dw_nlc_outputs<TX, K>(s, wk, bias, xs, y, n, c0, 0); /* y's element at: its row t = 0 */
+    dw_nlc_outputs<TX, K, V>(s, wk, bias, xs, y, n, c0, 0); /* y's element at: its row t = 0 */
   }
 }
 
@@ -584,10 +693,27 @@ typedef void (*dw_kernel_fn)(const c1d_shape, const void *, const void *, const 
 
 /* The vector kernel for x's type TX and K taps: (N, C, L) rows or flat, channel-last with D = 1 or
  * dilated, or the L = 1 step; `plain` (the launcher's test: every tensor of x's type, no activation)
- * picks the PLAIN copies of the ring and step kernels. */
-enum dw_path { DW_NCL, DW_NCL_SHORT, DW_NLC, DW_NLC_REGISTERS, DW_NLC_DILATED, DW_STEP };
+ * picks the PLAIN copies of the ring and step kernels, and DW_STEP_8 the step's 8-byte copy (16-bit x,
+ * PLAIN only: NULL otherwise). */
+enum dw_path { DW_NCL, DW_NCL_SHORT, DW_NLC, DW_NLC_ROLLING, DW_NLC_REGISTERS, DW_NLC_DILATED, DW_STEP, DW_STEP_8 };
+template <int TX>
+static dw_kernel_fn dw_pick_step_8(int64_t K) {
+  if constexpr (TX == C1D_DTYPE_F32) {
+    return NULL;
+  } else {
+    switch (K) {
+#define DW_CASE(k) \
+  case k:          \
+    return dw_fast_step_kernel<TX, k, true, 8>;
+      DW_CASE(1) DW_CASE(2) DW_CASE(3) DW_CASE(4) DW_CASE(5) DW_CASE(6) DW_CASE(7) DW_CASE(8)
+#undef DW_CASE
+    }
+    return NULL;
+  }
+}
 template <int TX>
 static dw_kernel_fn dw_pick(dw_path path, int64_t K, bool plain) {
+  if (path == DW_STEP_8) return plain ? dw_pick_step_8<TX>(K) : NULL;
   switch (K) {
 #define DW_CASE(k)                                                                                \
   case k:                                                                                         \
@@ -595,6 +721,8 @@ static dw_kernel_fn dw_pick(dw_path path, int64_t K, bool plain) {
            : path == DW_NCL_SHORT     ? dw_fast_ncl_short_kernel<TX, k>                           \
            : path == DW_NLC           ? (plain ? dw_fast_nlc_kernel<TX, k, true>                  \
                                                : dw_fast_nlc_kernel<TX, k, false>)                \
+           : path == DW_NLC_ROLLING   ? (plain ? dw_fast_nlc_rolling_kernel<TX, k, true>          \
+                                               : dw_fast_nlc_rolling_kernel<TX, k, false>)        \
            : path == DW_NLC_REGISTERS ? dw_fast_nlc_registers_kernel<TX, k>                       \
            : path == DW_STEP          ? (plain ? dw_fast_step_kernel<TX, k, true>                 \
                                                : dw_fast_step_kernel<TX, k, false>)               \

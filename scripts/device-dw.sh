@@ -13,6 +13,11 @@
 #                         grouped convlab bench --groups G at C=O=1024..4096, G=4..64 (bf16 and fp32)
 #                         strips  the channel-last ring kernel's sweep under fixed strips of 1..256 positions
 #                                 (DW_STRIPS: the list)
+#                         vectors 16-bit x: the L = 1 step in 8-byte vectors (the launcher's choice)
+#                                 against 16-byte ones (C1D_DW_VECTOR_BYTES=16), bf16 and fp16
+#                         rolling the channel-last ring kernel with running sums against the window one
+#                                 (C1D_DW_NLC_KERNEL=rolling / window), the three types, and under
+#                                 fixed strips (DW_STRIPS: the list)
 #                         tests   test_gpu_dw, gpu_driver twins --depthwise, scripts/sass_dw.sh
 # environment: OUT, the log folder (default ./device-dw-out); C1D_DEPS_PREFIX, Criterion's env.sh prefix.
 # Exit status 0 only when every step passed; one line per step closes the output.
@@ -85,6 +90,29 @@ if wants strips; then # the channel-last ring kernel under fixed strips, against
   done
 fi
 
+if wants vectors; then # the L = 1 step's 8-byte vectors (16-bit x) against 16-byte ones
+  for dt in bf16 f16; do
+    for layout in ncl nlc; do
+      step "sweep $dt $layout" "$out/sweep-$dt-$layout.txt" "$bench_dw" --dtype $dt --layout $layout --shapes all
+      step "sweep $dt $layout vectors=16" "$out/sweep-$dt-$layout-vb16.txt" env C1D_DW_VECTOR_BYTES=16 \
+        "$bench_dw" --dtype $dt --layout $layout --shapes all
+    done
+  done
+fi
+
+if wants rolling; then # the ring kernels side by side: running sums, and the K-row window
+  for dt in bf16 f16 f32; do
+    for kernel in rolling window; do
+      step "sweep $dt nlc $kernel" "$out/sweep-$dt-nlc-$kernel.txt" env C1D_DW_NLC_KERNEL=$kernel "$bench_dw" \
+        --dtype $dt --layout nlc --shapes all
+    done
+  done
+  for strip in ${DW_STRIPS:-4 8 16 32 64}; do
+    step "strip $strip bf16 nlc rolling" "$out/strip-rolling-$strip-bf16-nlc.txt" env C1D_DW_NLC_KERNEL=rolling \
+      C1D_DW_NLC_STRIP=$strip "$bench_dw" --dtype bf16 --layout nlc --shapes all
+  done
+fi
+
 if wants profile && command -v ncu >/dev/null; then
   sections=(--section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats
             --section WarpStateStats --section SchedulerStats)
@@ -127,6 +155,9 @@ if wants tests; then
   step "test_gpu_dw" "$out/test_gpu_dw.log" "$build/tests/test_gpu_dw" --jobs 4 --verbose=0
   step "test_gpu_dw twins, row kernel" "$out/test_gpu_dw-rows.log" env C1D_DW_NCL_KERNEL=rows \
     "$build/tests/test_gpu_dw" --jobs 4 --verbose=0 --filter 'gpu_dw/the_twins*'
+  step "test_gpu_dw twins, ring kernel other than the default" "$out/test_gpu_dw-ring.log" env \
+    C1D_DW_NLC_KERNEL=${DW_OTHER_RING:-rolling} "$build/tests/test_gpu_dw" --jobs 4 --verbose=0 \
+    --filter 'gpu_dw/the_*'
   step "twins --depthwise" "$out/twins.txt" "$build/gpu/gpu_driver" twins --depthwise
   step "twins --depthwise, row kernel" "$out/twins-rows.txt" env C1D_DW_NCL_KERNEL=rows "$build/gpu/gpu_driver" \
     twins --depthwise

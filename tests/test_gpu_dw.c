@@ -436,6 +436,36 @@ Test(gpu_dw, the_plain_kernels_are_bit_exact_where_every_tensor_has_x_type, .tim
   cr_log_info("%d kernel runs bit-exact with grouped_naive, PLAIN and not", runs);
 }
 
+/* The PLAIN step's 8-byte copy (16-bit x, four channels a thread: gpu/dw_fast_kernels.h), the launcher's
+ * choice for bf16 and fp16, against the 16-byte step (C1D_DW_VECTOR_BYTES=16) on the same problems; where
+ * C % 8 == 4 only the 8-byte one applies. */
+Test(gpu_dw, the_8_byte_step_is_bit_exact_on_16_bit_tensors, .timeout = 240) {
+  skip_without_device();
+  static const c1d_shape shapes[] = {
+      {DW(3, 24, 1, 4, 1), .bias = 1, .states = 1},      /* (N, C, L) states */
+      {DW(3, 24, 1, 3, 1), .bias = 1, .states = 1, NLC}, /* channel-last states */
+      {DW(3, 20, 1, 3, 1), .bias = 1, .states = 1, NLC}, /* C % 8 == 4 */
+      {DW(5, 44, 1, 8, 1), .states = 1},                 /* K = 8, C % 8 == 4 */
+      {DW(4, 16, 1, 1, 1), .bias = 1},                   /* K = 1 */
+      {DW(2, 36, 1, 5, 1), .bias = 1, .states = 1},      /* K = 5 (odd runs of states), C % 8 == 4 */
+  };
+  static const c1d_dtype types[] = {C1D_DTYPE_BF16, C1D_DTYPE_F16};
+  int runs = 0;
+  for (int wide = 0; wide < 2; wide++) {
+    if (wide) cr_assert_eq(setenv("C1D_DW_VECTOR_BYTES", "16", 1), 0);
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+      for (int ti = 0; ti < 2; ti++) {
+        c1d_shape s = shapes[si];
+        s.dt = (c1d_dtypes){types[ti], types[ti], types[ti], types[ti], types[ti]};
+        cr_assert_eq(check_twins_on(&s, 700 + (uint64_t)(si * 2 + ti)), 2, "gpu_dw_naive and gpu_dw_fast on %s",
+                     shape_text(&s));
+        runs += 2;
+      }
+  }
+  unsetenv("C1D_DW_VECTOR_BYTES");
+  cr_log_info("%d kernel runs bit-exact with grouped_naive, 8- and 16-byte steps", runs);
+}
+
 Test(gpu_dw, every_mutant_is_caught_with_its_verdict_and_where_or_region, .timeout = 240) {
   skip_without_device();
   int checked = 0;
