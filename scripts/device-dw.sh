@@ -155,9 +155,10 @@ if wants tests; then
   step "test_gpu_dw" "$out/test_gpu_dw.log" "$build/tests/test_gpu_dw" --jobs 4 --verbose=0
   step "test_gpu_dw twins, row kernel" "$out/test_gpu_dw-rows.log" env C1D_DW_NCL_KERNEL=rows \
     "$build/tests/test_gpu_dw" --jobs 4 --verbose=0 --filter 'gpu_dw/the_twins*'
-  step "test_gpu_dw twins, ring kernel other than the default" "$out/test_gpu_dw-ring.log" env \
-    C1D_DW_NLC_KERNEL=${DW_OTHER_RING:-rolling} "$build/tests/test_gpu_dw" --jobs 4 --verbose=0 \
-    --filter 'gpu_dw/the_*'
+  for ring in rolling window; do # each ring kernel on every type and K (the launcher's choice mixes them)
+    step "test_gpu_dw twins, $ring ring" "$out/test_gpu_dw-$ring.log" env C1D_DW_NLC_KERNEL=$ring \
+      "$build/tests/test_gpu_dw" --jobs 4 --verbose=0 --filter 'gpu_dw/the_*'
+  done
   step "twins --depthwise" "$out/twins.txt" "$build/gpu/gpu_driver" twins --depthwise
   step "twins --depthwise, row kernel" "$out/twins-rows.txt" env C1D_DW_NCL_KERNEL=rows "$build/gpu/gpu_driver" \
     twins --depthwise
