@@ -18,14 +18,16 @@
 #                         rolling the channel-last ring kernel with running sums against the window one
 #                                 (C1D_DW_NLC_KERNEL=rolling / window), the three types, and under
 #                                 fixed strips (DW_STRIPS: the list)
-#                         tests   test_gpu_dw, gpu_driver twins --depthwise, scripts/sass_dw.sh
+#                         tests   test_gpu_dw, gpu_driver twins --depthwise (and under the row kernel)
+#                         ringtests test_gpu_dw's twin tests under each channel-last ring kernel forced
+#                         sass    scripts/sass_dw.sh (needs cuobjdump)
 # environment: OUT, the log folder (default ./device-dw-out); C1D_DEPS_PREFIX, Criterion's env.sh prefix.
 # Exit status 0 only when every step passed; one line per step closes the output.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
 build=${1:?usage: scripts/device-dw.sh BUILD_DIR [STEP...]}
 shift
-steps=${*:-sweep profile bench grouped tests}
+steps=${*:-sweep profile bench grouped tests ringtests sass}
 out=${OUT:-$PWD/device-dw-out}
 mkdir -p "$out"
 if [ -n "${C1D_DEPS_PREFIX:-}" ]; then
@@ -155,14 +157,20 @@ if wants tests; then
   step "test_gpu_dw" "$out/test_gpu_dw.log" "$build/tests/test_gpu_dw" --jobs 4 --verbose=0
   step "test_gpu_dw twins, row kernel" "$out/test_gpu_dw-rows.log" env C1D_DW_NCL_KERNEL=rows \
     "$build/tests/test_gpu_dw" --jobs 4 --verbose=0 --filter 'gpu_dw/the_twins*'
+  step "twins --depthwise" "$out/twins.txt" "$build/gpu/gpu_driver" twins --depthwise
+  step "twins --depthwise, row kernel" "$out/twins-rows.txt" env C1D_DW_NCL_KERNEL=rows "$build/gpu/gpu_driver" \
+    twins --depthwise
+fi
+
+if wants ringtests; then
   for ring in rolling window; do # each ring kernel on every type and K (the launcher's choice mixes them)
     step "test_gpu_dw twins, $ring ring" "$out/test_gpu_dw-$ring.log" env C1D_DW_NLC_KERNEL=$ring \
       "$build/tests/test_gpu_dw" --jobs 4 --verbose=0 --filter 'gpu_dw/the_*'
   done
-  step "twins --depthwise" "$out/twins.txt" "$build/gpu/gpu_driver" twins --depthwise
-  step "twins --depthwise, row kernel" "$out/twins-rows.txt" env C1D_DW_NCL_KERNEL=rows "$build/gpu/gpu_driver" \
-    twins --depthwise
-  command -v cuobjdump >/dev/null && step "sass_dw" "$out/sass_dw.txt" bash scripts/sass_dw.sh "$convlab"
+fi
+
+if wants sass && command -v cuobjdump >/dev/null; then
+  step "sass_dw" "$out/sass_dw.txt" bash scripts/sass_dw.sh "$convlab"
 fi
 
 if wants grouped; then
