@@ -1,6 +1,6 @@
 /* gpu_dw_fast's vector kernels (gpu/dw_fast.cu says what they compute), as templates over x's element
- * type TX and the taps K. Each element type's 64 kernels (6 paths and 2 PLAIN copies x K = 1..8) are
- * instantiated in a file of their own (dw_fast_f32.cu, dw_fast_bf16.cu, dw_fast_f16.cu): 72 of them in one
+ * type TX and the taps K. Each element type's 80 kernels (7 paths and 3 PLAIN copies x K = 1..8; bf16 and
+ * fp16 also the PLAIN step in 8-byte vectors: 88) are instantiated in a file of their own (dw_fast_f32.cu, dw_fast_bf16.cu, dw_fast_f16.cu): 72 of them in one
  * file took 74 s of nvcc (cicc 31 s, ptxas 41 s) on the 2-core machines, the longest step of every build;
  * in three files they compile side by side. */
 #ifndef C1D_DW_FAST_KERNELS_H
@@ -491,16 +491,18 @@ __global__ void __launch_bounds__(DW_NLC_RING_THREADS, dw_vec<TX>::NLC_RING_BLOC
   }
 }
 
-/* The ring kernel with running sums (C1D_DW_NLC_KERNEL=rolling): the same ring and strips, but each row,
- * unpacked once, goes into the K running sums it is a tap of (dw_nlc_feed; the positions are unrolled by
- * K so that the sums rotate without moves). The window kernel above unpacks each 16-bit row K times and
- * shifts its window every position: issue-bound at mid sizes (bf16 K = 4). The K sums of V floats take
- * more registers than a window of K raw rows: fewer blocks per SM (NLC_ROLL_BLOCKS). */
+/* The ring kernel with running sums (the launcher's for fp32 from K = 3; C1D_DW_NLC_KERNEL=rolling): the
+ * same ring and strips, but each row, unpacked once, goes into the K running sums it is a tap of
+ * (dw_nlc_feed; the positions are unrolled by K so that the sums rotate without moves), where the window
+ * kernel above unpacks each 16-bit row K times and shifts its window every position. The K sums of V
+ * floats take more registers than a window of K raw rows: fewer blocks per SM (NLC_ROLL_BLOCKS). On the
+ * H200 (notes/depthwise.md, fifth session) fp32 K = 4 gained up to 6 points of the copy on medium
+ * problems; bf16 K = 4, at three blocks per SM instead of four, lost. */
 template <int TX, int K, bool PLAIN>
 __global__ void __launch_bounds__(DW_NLC_RING_THREADS, dw_vec<TX>::NLC_ROLL_BLOCKS(K))
     dw_fast_nlc_rolling_kernel(const c1d_shape shape, const void *__restrict__ x, const void *__restrict__ w,
-                       const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y,
-                       const int64_t strip) {
+                               const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y,
+                               const int64_t strip) {
   const c1d_shape s = dw_shape_of<TX, PLAIN>(shape);
   constexpr int V = dw_vec<TX>::V, S = DW_NLC_STAGES;
   __shared__ uint4 ring[S][DW_NLC_RING_THREADS];
@@ -512,8 +514,8 @@ __global__ void __launch_bounds__(DW_NLC_RING_THREADS, dw_vec<TX>::NLC_ROLL_BLOC
     const unsigned char *x0 = (const unsigned char *)x + c1d_x_index_nlc(&s, n, c0, 0) * dw_vec<TX>::BYTES;
     for (int64_t sp = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; sp < strips;
          sp += (int64_t)gridDim.y * blockDim.y) {
-      /* the copies leave first, then the window's loads, then the weights (converted at once: the
-       * conversion waits for them, and with the copies in flight that wait is the only round trip) */
+      /* the copies leave first, then the rows before the strip, then the weights (converted at once:
+       * the conversion waits for them, and with the copies in flight that wait is the only round trip) */
       const int64_t t_begin = sp * strip, t_end = t_begin + strip < s.L ? t_begin + strip : s.L;
       const unsigned char *next = x0 + t_begin * stride; /* the next row to copy into the ring */
 #pragma unroll
