@@ -1,8 +1,8 @@
 /* gpu_dw_fast's vector kernels (gpu/dw_fast.cu says what they compute), as templates over x's element
  * type TX and the taps K. Each element type's 80 kernels (7 paths and 3 PLAIN copies x K = 1..8; bf16 and
  * fp16 also the PLAIN step in 8-byte vectors: 88) are instantiated in a file of their own (dw_fast_f32.cu,
- * dw_fast_bf16.cu, dw_fast_f16.cu): 72 of them in one file took 74 s of nvcc (cicc 31 s, ptxas 41 s) on the 2-core machines, the longest step of every build;
- * in three files they compile side by side. */
+ * dw_fast_bf16.cu, dw_fast_f16.cu): 72 of them in one file took 74 s of nvcc (cicc 31 s, ptxas 41 s) on
+ * the 2-core machines, the longest step of every build; in three files they compile side by side. */
 #ifndef C1D_DW_FAST_KERNELS_H
 #define C1D_DW_FAST_KERNELS_H
 
