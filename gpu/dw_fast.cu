@@ -262,7 +262,10 @@ static c1d_status launch_dw_fast(const c1d_shape *s, const float *x, const float
     const bool registers = dw_env_is("C1D_DW_NLC_KERNEL", "registers") || (s->states && s->dt.s != s->dt.x);
     const bool rolling = dw_env_is("C1D_DW_NLC_KERNEL", "rolling") ||
                          (dw_nlc_rolls(s) && !dw_env_is("C1D_DW_NLC_KERNEL", "window"));
-    kernel = dw_pick_for(s, dilated ? DW_NLC_DILATED : registers ? DW_NLC_REGISTERS : rolling ? DW_NLC_ROLLING : DW_NLC);
+    kernel = dw_pick_for(s, dilated     ? DW_NLC_DILATED
+                            : registers ? DW_NLC_REGISTERS
+                            : rolling   ? DW_NLC_ROLLING
+                                        : DW_NLC);
     const int64_t strip = dilated || registers ? dw_nlc_strip(s, V) : dw_nlc_ring_strip(s, V);
     const dim3 block = dw_block(s->C / V, dilated || registers ? DW_THREADS : DW_NLC_RING_THREADS);
     if (!dilated && !registers) dw_prefer_shared(kernel);

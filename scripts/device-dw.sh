@@ -3,7 +3,8 @@
 # against cuDNN's fastest and PyTorch, their profile, and (with "tests") their bits and SASS.
 # Run from the repository root with a carried build (tests find it where it was made: link it there).
 # usage: scripts/device-dw.sh BUILD_DIR [STEP...]
-#   steps (default: all but strips, vectors, rolling): sweep   bench_dw: gpu_dw_fast against the copy at the anchor and the decode-like
+#   steps (default: all but strips, vectors and rolling):
+#                         sweep   bench_dw: gpu_dw_fast against the copy at the anchor and the decode-like
 #                                 grid, bf16 and fp32, (N, C, L) and channel-last; SiLU and states at
 #                                 the anchor, and bf16 over the grid with SiLU, states and bias
 #                         profile ncu on gpu_dw_fast at the anchor (bf16 and fp32, both layouts) and
