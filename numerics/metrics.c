@@ -110,9 +110,9 @@ typedef struct out_round {
   double u, tiny, sides;
 } out_round;
 
-/* coef: per position (or one for all, without terms_t) the deterministic bound's gamma_n and the
+/* c: the element's position's (or, without terms_t, every element's) deterministic bound's gamma_n and
  * probabilistic one's lambda*sqrt(n)*u, both times m (c1d_bound_det, c1d_bound_prob: the same bits). */
-static void add_element(partial *p, const c1d_metric_options *opt, const double *coef, const out_round *out,
+static void add_element(partial *p, const c1d_metric_options *opt, const double *c, const out_round *out,
                         float a, double b, int64_t i) {
   if (!isfinite(b)) {
     p->nonfinite_ref++;
@@ -145,7 +145,6 @@ static void add_element(partial *p, const c1d_metric_options *opt, const double 
   p->fail_user += !c1d_allclose_element(a, b, opt->atol, opt->rtol);
   if (opt->abs_err_hist) c1d_log_hist_add(&p->abs_hist, err);
   if (opt->mag) {
-    const double *c = opt->terms_t ? coef + 2 * (i % opt->L) : coef;
     const double m = opt->mag[i];
     double det = c[0] * m, prob = c[1] * m;
     if (out->u > 0.0) { /* the output's rounding, on each rounded side (c1d_metric_options.out_dtype) */
@@ -266,7 +265,10 @@ int c1d_metrics_compute(const float *cand, const double *ref, int64_t count,
       for (int64_t blk = 0; blk < blocks; blk++) {
         const int64_t end = (blk + 1) * SUM_BLOCK < count ? (blk + 1) * SUM_BLOCK : count;
         p->sum_sq_err = p->sum_sq_ref = 0.0;
-        for (int64_t i = blk * SUM_BLOCK; i < end; i++) add_element(p, opt, coef, &rounding, cand[i], ref[i], i);
+        /* the position advanced with the element: a division per element costs as much as the rest */
+        const int64_t L = opt->terms_t ? opt->L : 1;
+        for (int64_t i = blk * SUM_BLOCK, t = i % L; i < end; i++, t = t + 1 == L ? 0 : t + 1)
+          add_element(p, opt, coef + 2 * t, &rounding, cand[i], ref[i], i);
         block_sq[2 * blk] = p->sum_sq_err;
         block_sq[2 * blk + 1] = p->sum_sq_ref;
       }
