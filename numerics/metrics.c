@@ -108,6 +108,7 @@ static void add_ulp(partial *p, uint64_t d) {
  * |s| <= |ref| / (1 - u) + the bound itself; 0 for float32 outputs. */
 typedef struct out_round {
   double u, tiny, sides;
+  double abs_scale, ratio_scale; /* the histograms' c1d_log_hist_scale, once for every element */
 } out_round;
 
 /* c: the element's position's (or, without terms_t, every element's) deterministic bound's gamma_n and
@@ -143,7 +144,7 @@ static void add_element(partial *p, const c1d_metric_options *opt, const double 
   p->sum_sq_ref += b * b;
   p->fail_default += !c1d_allclose_element(a, b, C1D_DEFAULT_ATOL, C1D_DEFAULT_RTOL);
   p->fail_user += !c1d_allclose_element(a, b, opt->atol, opt->rtol);
-  if (opt->abs_err_hist) c1d_log_hist_add(&p->abs_hist, err);
+  if (opt->abs_err_hist) c1d_log_hist_add_scaled(&p->abs_hist, err, out->abs_scale);
   if (opt->mag) {
     const double m = opt->mag[i];
     double det = c[0] * m, prob = c[1] * m;
@@ -159,7 +160,7 @@ static void add_element(partial *p, const c1d_metric_options *opt, const double 
     p->beyond_prob += prob_ratio > 1.0;
     if (det_ratio > p->max_det_ratio) p->max_det_ratio = det_ratio;
     if (prob_ratio > p->max_prob_ratio) p->max_prob_ratio = prob_ratio;
-    if (opt->bound_ratio_hist) c1d_log_hist_add(&p->ratio_hist, det_ratio);
+    if (opt->bound_ratio_hist) c1d_log_hist_add_scaled(&p->ratio_hist, det_ratio, out->ratio_scale);
   }
 }
 
@@ -253,6 +254,8 @@ int c1d_metrics_compute(const float *cand, const double *ref, int64_t count,
   out_round rounding;
   out_rounding(opt->out_dtype, &rounding.u, &rounding.tiny);
   rounding.sides = opt->u > C1D_U_FP32 ? 2.0 : 1.0; /* a comparison (u doubled): both outputs were rounded */
+  rounding.abs_scale = opt->abs_err_hist ? c1d_log_hist_scale(opt->abs_err_hist) : 0.0;
+  rounding.ratio_scale = opt->bound_ratio_hist ? c1d_log_hist_scale(opt->bound_ratio_hist) : 0.0;
   int failed = 0;
 #pragma omp parallel reduction(| : failed)
   {
