@@ -120,40 +120,45 @@ static double signed_q(const float *q2, const unsigned char *sign, int64_t i) {
   return sign[i] == C1D_SIGN_NEG ? -q : q;
 }
 
+/* Elements per row of one task of sums_compute: whole segments. */
+enum { SUMS_CHUNK_T = 32 * SEG };
+
 static void sums_compute(sums *s, const c1d_layout *lay, const float *q2, const unsigned char *mark,
                          const unsigned char *rep, const unsigned char *sign) {
   const int64_t rows = lay->N * lay->O, L = lay->L, segs = segs_of(lay);
-  const int64_t blocks = (rows + ROW_BLOCK - 1) / ROW_BLOCK;
+  const int64_t blocks = (rows + ROW_BLOCK - 1) / ROW_BLOCK, chunks = (L + SUMS_CHUNK_T - 1) / SUMS_CHUNK_T;
+  /* The segments' sums and the row blocks' position sums in one pass (one read of the elements, one
+   * root each): a task is a block of rows times a chunk of positions, and every sum still adds its
+   * elements in the order it did alone (a segment's in t, a position's in rows). */
 #pragma omp parallel for schedule(static)
-  for (int64_t row = 0; row < rows; row++)
-    for (int64_t sg = 0; sg < segs; sg++) {
-      double a = 0, b = 0;
-      int64_t c = 0;
-      for (int64_t t = sg * SEG; t < L && t < sg * SEG + SEG; t++) {
-        const int64_t i = row * L + t;
-        if (q2[i] < 0 || mark[i] || rep[i]) continue;
-        a += q2[i];
-        if (sign) b += signed_q(q2, sign, i);
-        c++;
-      }
-      s->seg[row * segs + sg] = a;
-      s->seg_n[row * segs + sg] = c;
-      if (sign) s->seg_q[row * segs + sg] = b;
-    }
-#pragma omp parallel for schedule(static)
-  for (int64_t b = 0; b < blocks; b++) {
+  for (int64_t task = 0; task < blocks * chunks; task++) {
+    const int64_t b = task / chunks, t0 = (task % chunks) * SUMS_CHUNK_T;
+    const int64_t t1 = t0 + SUMS_CHUNK_T < L ? t0 + SUMS_CHUNK_T : L;
     double *p = s->blk + b * L, *pq = sign ? s->blk_q + b * L : NULL;
     int64_t *pn = s->blk_n + b * L;
-    for (int64_t t = 0; t < L; t++) p[t] = 0, pn[t] = 0;
+    for (int64_t t = t0; t < t1; t++) p[t] = 0, pn[t] = 0;
     if (pq)
-      for (int64_t t = 0; t < L; t++) pq[t] = 0;
+      for (int64_t t = t0; t < t1; t++) pq[t] = 0;
     for (int64_t row = b * ROW_BLOCK; row < rows && row < (b + 1) * ROW_BLOCK; row++)
-      for (int64_t t = 0; t < L; t++) {
-        const int64_t i = row * L + t;
-        if (q2[i] < 0 || mark[i] || rep[i]) continue;
-        p[t] += q2[i];
-        if (pq) pq[t] += signed_q(q2, sign, i);
-        pn[t]++;
+      for (int64_t sg = t0 / SEG; sg * SEG < t1; sg++) {
+        double a = 0, qs = 0;
+        int64_t c = 0;
+        for (int64_t t = sg * SEG; t < L && t < sg * SEG + SEG; t++) {
+          const int64_t i = row * L + t;
+          if (q2[i] < 0 || mark[i] || rep[i]) continue;
+          a += q2[i];
+          p[t] += q2[i];
+          if (sign) {
+            const double q = signed_q(q2, sign, i);
+            qs += q;
+            pq[t] += q;
+          }
+          c++;
+          pn[t]++;
+        }
+        s->seg[row * segs + sg] = a;
+        s->seg_n[row * segs + sg] = c;
+        if (sign) s->seg_q[row * segs + sg] = qs;
       }
   }
 #pragma omp parallel for schedule(static)

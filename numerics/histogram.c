@@ -15,7 +15,15 @@ void c1d_log_hist_init(c1d_log_hist *h, double lo_log10, double hi_log10, int bi
   for (int i = 0; i <= bins; i++) h->edge[i] = pow(10.0, lo_log10 + (hi_log10 - lo_log10) * i / bins);
 }
 
-void c1d_log_hist_add(c1d_log_hist *h, double v) {
+double c1d_log_hist_scale(const c1d_log_hist *h) {
+  for (int i = 0; i < h->bins; i++)
+    if (!(h->edge[i] <= h->edge[i + 1])) return 0.0; /* edges out of order: the estimate could decide */
+  return h->bins / (h->hi_log10 - h->lo_log10);
+}
+
+void c1d_log_hist_add(c1d_log_hist *h, double v) { c1d_log_hist_add_scaled(h, v, 0.0); }
+
+void c1d_log_hist_add_scaled(c1d_log_hist *h, double v, double scale) {
   v = fabs(v);
   if (!isfinite(v)) {
     h->nonfinite++;
@@ -33,7 +41,8 @@ void c1d_log_hist_add(c1d_log_hist *h, double v) {
     h->above++;
     return;
   }
-  /* log10(v) from v's binary exponent and mantissa (within 0.03 of it), then the edges decide. */
+  /* log10(v) from v's binary exponent and mantissa (within 0.03 of it), then the edges decide: with
+   * edges in order, the bin of v whatever the estimate, which may then save its division (scale). */
   uint64_t bits;
   memcpy(&bits, &v, sizeof bits);
   const double e = (double)((int64_t)(bits >> 52) - 1023); /* v = (1 + f) 2^e, f in [0, 1) (subnormals: far below) */
@@ -41,7 +50,8 @@ void c1d_log_hist_add(c1d_log_hist *h, double v) {
   double mant;
   memcpy(&mant, &one_f, sizeof mant);
   const double log10_v = (e + mant - 1.0) * 0.30102999566398120;
-  int i = (int)((log10_v - h->lo_log10) / (h->hi_log10 - h->lo_log10) * h->bins);
+  int i = scale > 0.0 ? (int)((log10_v - h->lo_log10) * scale)
+                      : (int)((log10_v - h->lo_log10) / (h->hi_log10 - h->lo_log10) * h->bins);
   if (i < 0) i = 0;
   if (i > h->bins - 1) i = h->bins - 1;
   while (i > 0 && v < h->edge[i]) i--;

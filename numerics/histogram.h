@@ -26,6 +26,11 @@ void c1d_log_hist_init(c1d_log_hist *h, double lo_log10, double hi_log10, int bi
 /* Counts |v|. */
 void c1d_log_hist_add(c1d_log_hist *h, double v);
 
+/* The same count, its first estimate of the bin without a division: scale from c1d_log_hist_scale(h)
+ * (0 where the edges are out of order, and then as c1d_log_hist_add). For many values of one histogram. */
+double c1d_log_hist_scale(const c1d_log_hist *h);
+void c1d_log_hist_add_scaled(c1d_log_hist *h, double v, double scale);
+
 /* Adds the counts of src into dst (same bins). */
 void c1d_log_hist_merge(c1d_log_hist *dst, const c1d_log_hist *src);
 

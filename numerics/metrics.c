@@ -108,11 +108,12 @@ static void add_ulp(partial *p, uint64_t d) {
  * |s| <= |ref| / (1 - u) + the bound itself; 0 for float32 outputs. */
 typedef struct out_round {
   double u, tiny, sides;
+  double abs_scale, ratio_scale; /* the histograms' c1d_log_hist_scale, once for every element */
 } out_round;
 
-/* coef: per position (or one for all, without terms_t) the deterministic bound's gamma_n and the
+/* c: the element's position's (or, without terms_t, every element's) deterministic bound's gamma_n and
  * probabilistic one's lambda*sqrt(n)*u, both times m (c1d_bound_det, c1d_bound_prob: the same bits). */
-static void add_element(partial *p, const c1d_metric_options *opt, const double *coef, const out_round *out,
+static void add_element(partial *p, const c1d_metric_options *opt, const double *c, const out_round *out,
                         float a, double b, int64_t i) {
   if (!isfinite(b)) {
     p->nonfinite_ref++;
@@ -143,9 +144,8 @@ static void add_element(partial *p, const c1d_metric_options *opt, const double 
   p->sum_sq_ref += b * b;
   p->fail_default += !c1d_allclose_element(a, b, C1D_DEFAULT_ATOL, C1D_DEFAULT_RTOL);
   p->fail_user += !c1d_allclose_element(a, b, opt->atol, opt->rtol);
-  if (opt->abs_err_hist) c1d_log_hist_add(&p->abs_hist, err);
+  if (opt->abs_err_hist) c1d_log_hist_add_scaled(&p->abs_hist, err, out->abs_scale);
   if (opt->mag) {
-    const double *c = opt->terms_t ? coef + 2 * (i % opt->L) : coef;
     const double m = opt->mag[i];
     double det = c[0] * m, prob = c[1] * m;
     if (out->u > 0.0) { /* the output's rounding, on each rounded side (c1d_metric_options.out_dtype) */
@@ -160,7 +160,7 @@ static void add_element(partial *p, const c1d_metric_options *opt, const double 
     p->beyond_prob += prob_ratio > 1.0;
     if (det_ratio > p->max_det_ratio) p->max_det_ratio = det_ratio;
     if (prob_ratio > p->max_prob_ratio) p->max_prob_ratio = prob_ratio;
-    if (opt->bound_ratio_hist) c1d_log_hist_add(&p->ratio_hist, det_ratio);
+    if (opt->bound_ratio_hist) c1d_log_hist_add_scaled(&p->ratio_hist, det_ratio, out->ratio_scale);
   }
 }
 
@@ -254,6 +254,8 @@ int c1d_metrics_compute(const float *cand, const double *ref, int64_t count,
   out_round rounding;
   out_rounding(opt->out_dtype, &rounding.u, &rounding.tiny);
   rounding.sides = opt->u > C1D_U_FP32 ? 2.0 : 1.0; /* a comparison (u doubled): both outputs were rounded */
+  rounding.abs_scale = opt->abs_err_hist ? c1d_log_hist_scale(opt->abs_err_hist) : 0.0;
+  rounding.ratio_scale = opt->bound_ratio_hist ? c1d_log_hist_scale(opt->bound_ratio_hist) : 0.0;
   int failed = 0;
 #pragma omp parallel reduction(| : failed)
   {
@@ -266,7 +268,10 @@ int c1d_metrics_compute(const float *cand, const double *ref, int64_t count,
       for (int64_t blk = 0; blk < blocks; blk++) {
         const int64_t end = (blk + 1) * SUM_BLOCK < count ? (blk + 1) * SUM_BLOCK : count;
         p->sum_sq_err = p->sum_sq_ref = 0.0;
-        for (int64_t i = blk * SUM_BLOCK; i < end; i++) add_element(p, opt, coef, &rounding, cand[i], ref[i], i);
+        /* the position advanced with the element: a division per element costs as much as the rest */
+        const int64_t L = opt->terms_t ? opt->L : 1;
+        for (int64_t i = blk * SUM_BLOCK, t = i % L; i < end; i++, t = t + 1 == L ? 0 : t + 1)
+          add_element(p, opt, coef + 2 * t, &rounding, cand[i], ref[i], i);
         block_sq[2 * blk] = p->sum_sq_err;
         block_sq[2 * blk + 1] = p->sum_sq_ref;
       }
