@@ -22,7 +22,7 @@
  *    consecutive positions (its weights loaded once per strip). D = 1 (the ring kernel): strips of 4 to
  *    32; the strip's rows stream through a ring of 16 rows per thread in shared memory (cp.async: the
  *    bytes in flight take no registers), each row sliding through a K-row window in registers (fp32
- *    K >= 3: each row unpacked once into the K running sums it is a tap of, the rolling kernel). Initial
+ *    K >= 3 without SiLU: each row into the K running sums it is a tap of, the rolling kernel). Initial
  *    states in a type other than x's, or C1D_DW_NLC_KERNEL=registers: the register kernel (strips of 4
  *    to 64, TT = 4 rows in flight in registers while the previous 4 compute). D > 1: the K tap rows of
  *    each position are loaded (16 bytes each; all but the newest are L1/L2 hits). Each position's V
@@ -197,11 +197,14 @@ static int dw_step_vector_bytes(const c1d_shape *s, uintptr_t starts, bool plain
 }
 
 /* Whether the channel-last ring kernel runs with running sums rather than its K-row window (the
- * launcher's choice; C1D_DW_NLC_KERNEL=rolling or window fixes it): fp32 from K = 3. Measured on the H200
- * (notes/depthwise.md, fifth session): fp32 K = 4 gained up to 6 points of the copy on medium problems
- * and lost none beyond noise; bf16 and fp16 K = 4, at three blocks per SM instead of four, lost up to 16
- * points on medium problems, and K = 2 gained only within noise. */
-static bool dw_nlc_rolls(const c1d_shape *s) { return s->dt.x == C1D_DTYPE_F32 && s->K >= 3; }
+ * launcher's choice; C1D_DW_NLC_KERNEL=rolling or window fixes it): fp32 from K = 3, without SiLU.
+ * Measured on the H200 (notes/depthwise.md, fifth session): fp32 K = 4 gained up to 6 points of the copy
+ * on medium problems and lost none beyond noise; with SiLU (issue-bound) it fell from 60 to 48 % at the
+ * anchor, at four blocks per SM instead of six; bf16 and fp16 K = 4, at three blocks instead of four,
+ * lost up to 16 points on medium problems, and K = 2 gained only within noise. */
+static bool dw_nlc_rolls(const c1d_shape *s) {
+  return s->dt.x == C1D_DTYPE_F32 && s->K >= 3 && s->act == C1D_ACT_NONE;
+}
 
 /* Asks for the largest shared-memory share of the L1 for a ring kernel, once per kernel: its blocks
  * are built to fit 2 to 6 per SM with 32 KB each (a hint the driver may override; a race only repeats it). */

@@ -491,13 +491,13 @@ __global__ void __launch_bounds__(DW_NLC_RING_THREADS, dw_vec<TX>::NLC_RING_BLOC
   }
 }
 
-/* The ring kernel with running sums (the launcher's for fp32 from K = 3; C1D_DW_NLC_KERNEL=rolling): the
- * same ring and strips, but each row, unpacked once, goes into the K running sums it is a tap of
- * (dw_nlc_feed; the positions are unrolled by K so that the sums rotate without moves), where the window
- * kernel above unpacks each 16-bit row K times and shifts its window every position. The K sums of V
- * floats take more registers than a window of K raw rows: fewer blocks per SM (NLC_ROLL_BLOCKS). On the
- * H200 (notes/depthwise.md, fifth session) fp32 K = 4 gained up to 6 points of the copy on medium
- * problems; bf16 K = 4, at three blocks per SM instead of four, lost. */
+/* The ring kernel with running sums (the launcher's for fp32 from K = 3 without SiLU;
+ * C1D_DW_NLC_KERNEL=rolling): the same ring and strips, but each row, unpacked once, goes into the K
+ * running sums it is a tap of (dw_nlc_feed; the positions are unrolled by K so that the sums rotate
+ * without moves), where the window kernel above unpacks each 16-bit row K times and shifts its window
+ * every position. The K sums of V floats take more registers than a window of K raw rows: fewer blocks
+ * per SM (NLC_ROLL_BLOCKS). On the H200 (notes/depthwise.md, fifth session) fp32 K = 4 gained up to 6
+ * points of the copy on medium problems; with SiLU, and for bf16 K = 4, it lost. */
 template <int TX, int K, bool PLAIN>
 __global__ void __launch_bounds__(DW_NLC_RING_THREADS, dw_vec<TX>::NLC_ROLL_BLOCKS(K))
     dw_fast_nlc_rolling_kernel(const c1d_shape shape, const void *__restrict__ x, const void *__restrict__ w,
