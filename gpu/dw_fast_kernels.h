@@ -435,6 +435,35 @@ static __device__ __forceinline__ void dw_wait_copies() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
+/* The ring kernels' walk over this thread's strips: for each (batch n, V channels from c0, strip of
+ * positions t_begin .. t_end-1), the strip's first DW_NLC_STAGES rows leave for the thread's ring column
+ * (one cp.async commit group each, empty past the strip), then body(n, c0, x0, t_begin, t_end, next): x0
+ * x's row 0 at c0, next the row to copy after them. Grid: x over channel vectors, y over strips, z over
+ * batches. */
+template <int TX, typename Body>
+static __device__ __forceinline__ void dw_ring_strips(const c1d_shape &s, const void *x, int64_t strip,
+                                                      uint4 (*ring)[DW_NLC_RING_THREADS], Body body) {
+  constexpr int V = dw_vec<TX>::V, S = DW_NLC_STAGES;
+  const int tid = threadIdx.y * blockDim.x + threadIdx.x;
+  const int64_t CV = s.C / V, strips = c1d_ceil_div(s.L, strip), stride = s.C * dw_vec<TX>::BYTES;
+  C1D_FOR_BLOCK_Z(n, s.N)
+  for (int64_t cv = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; cv < CV; cv += (int64_t)gridDim.x * blockDim.x) {
+    const int64_t c0 = cv * V;
+    const unsigned char *x0 = (const unsigned char *)x + c1d_x_index_nlc(&s, n, c0, 0) * dw_vec<TX>::BYTES;
+    for (int64_t sp = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; sp < strips;
+         sp += (int64_t)gridDim.y * blockDim.y) {
+      const int64_t t_begin = sp * strip, t_end = t_begin + strip < s.L ? t_begin + strip : s.L;
+      const unsigned char *next = x0 + t_begin * stride; /* the next row to copy into the ring */
+#pragma unroll
+      for (int i = 0; i < S; i++, next += stride) { /* rows t_begin .. t_begin+S-1, one group each */
+        if (t_begin + i < t_end) __pipeline_memcpy_async(&ring[i][tid], next, 16);
+        __pipeline_commit();
+      }
+      body(n, c0, x0, t_begin, t_end, next);
+    }
+  }
+}
+
 /* D = 1 (or K = 1), the default channel-last kernel. A thread owns V channels over a strip of `strip`
  * consecutive positions (the launcher's choice: long enough that the weights and the K-1 rows before
  * the strip, loaded once per strip, cost little; short enough to fill the device). Its x rows stream
@@ -453,42 +482,30 @@ __global__ void __launch_bounds__(DW_NLC_RING_THREADS, dw_vec<TX>::NLC_RING_BLOC
   constexpr int V = dw_vec<TX>::V, S = DW_NLC_STAGES;
   __shared__ uint4 ring[S][DW_NLC_RING_THREADS];
   const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-  const int64_t CV = s.C / V, strips = c1d_ceil_div(s.L, strip), stride = s.C * dw_vec<TX>::BYTES;
-  C1D_FOR_BLOCK_Z(n, s.N)
-  for (int64_t cv = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; cv < CV; cv += (int64_t)gridDim.x * blockDim.x) {
-    const int64_t c0 = cv * V;
-    const unsigned char *x0 = (const unsigned char *)x + c1d_x_index_nlc(&s, n, c0, 0) * dw_vec<TX>::BYTES;
-    for (int64_t sp = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; sp < strips;
-         sp += (int64_t)gridDim.y * blockDim.y) {
-      /* the copies leave first, then the window's loads, then the weights (converted at once: the
-       * conversion waits for them, and with the copies in flight that wait is the only round trip) */
-      const int64_t t_begin = sp * strip, t_end = t_begin + strip < s.L ? t_begin + strip : s.L;
-      const unsigned char *next = x0 + t_begin * stride; /* the next row to copy into the ring */
+  const int64_t stride = s.C * dw_vec<TX>::BYTES;
+  dw_ring_strips<TX>(s, x, strip, ring, [&](int64_t n, int64_t c0, const unsigned char *x0, int64_t t_begin,
+                                            int64_t t_end, const unsigned char *next) {
+    /* the copies have left (dw_ring_strips); then the window's loads, then the weights (converted at
+     * once: the conversion waits for them, and with the copies in flight that wait is the only round trip) */
+    uint4 win[K]; /* win[k]: row t - (K-1) + k for the position t being computed */
 #pragma unroll
-      for (int i = 0; i < S; i++, next += stride) { /* rows t_begin .. t_begin+S-1, one group each */
-        if (t_begin + i < t_end) __pipeline_memcpy_async(&ring[i][tid], next, 16);
-        __pipeline_commit();
-      }
-      uint4 win[K]; /* win[k]: row t - (K-1) + k for the position t being computed */
-#pragma unroll
-      for (int i = 0; i < K - 1; i++) win[i + 1] = dw_nlc_raw_row<TX>(s, x0, st, stride, n, c0, t_begin - (K - 1) + i);
-      float wk[V][K], bias[V]; /* per strip: L1 hits after a thread's first (most threads have one strip) */
-      dw_nlc_weights<TX, K>(s, w, b, c0, wk, bias);
-      int64_t e = c1d_y_index_nlc(&s, n, c0, t_begin); /* y's element of position t, channel c0 */
+    for (int i = 0; i < K - 1; i++) win[i + 1] = dw_nlc_raw_row<TX>(s, x0, st, stride, n, c0, t_begin - (K - 1) + i);
+    float wk[V][K], bias[V]; /* per strip: L1 hits after a thread's first (most threads have one strip) */
+    dw_nlc_weights<TX, K>(s, w, b, c0, wk, bias);
+    int64_t e = c1d_y_index_nlc(&s, n, c0, t_begin); /* y's element of position t, channel c0 */
 #pragma unroll 1 /* unrolled, the PLAIN fp32 kernels spilled at six blocks per SM */
-      for (int64_t t = t_begin; t < t_end; t++, e += s.O, next += stride) {
-        const int slot = (int)(t - t_begin) & (S - 1); /* holds row t */
-        dw_wait_copies<S - 1>(); /* row t's group has landed (one group committed per row) */
+    for (int64_t t = t_begin; t < t_end; t++, e += s.O, next += stride) {
+      const int slot = (int)(t - t_begin) & (S - 1); /* holds row t */
+      dw_wait_copies<S - 1>(); /* row t's group has landed (one group committed per row) */
 #pragma unroll
-        for (int k = 0; k + 1 < K; k++) win[k] = win[k + 1];
-        win[K - 1] = ring[slot][tid];
-        dw_nlc_outputs_raw<TX, K>(s, wk, bias, win, y, e);
-        /* the slot is refilled after its row was used (in-order issue: the read has returned) */
-        if (t + S < t_end) __pipeline_memcpy_async(&ring[slot][tid], next, 16);
-        __pipeline_commit();
-      }
+      for (int k = 0; k + 1 < K; k++) win[k] = win[k + 1];
+      win[K - 1] = ring[slot][tid];
+      dw_nlc_outputs_raw<TX, K>(s, wk, bias, win, y, e);
+      /* the slot is refilled after its row was used (in-order issue: the read has returned) */
+      if (t + S < t_end) __pipeline_memcpy_async(&ring[slot][tid], next, 16);
+      __pipeline_commit();
     }
-  }
+  });
 }
 
 /* The ring kernel with running sums (the launcher's for fp32 from K = 3 without SiLU;
@@ -507,53 +524,42 @@ __global__ void __launch_bounds__(DW_NLC_RING_THREADS, dw_vec<TX>::NLC_ROLL_BLOC
   constexpr int V = dw_vec<TX>::V, S = DW_NLC_STAGES;
   __shared__ uint4 ring[S][DW_NLC_RING_THREADS];
   const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-  const int64_t CV = s.C / V, strips = c1d_ceil_div(s.L, strip), stride = s.C * dw_vec<TX>::BYTES;
-  C1D_FOR_BLOCK_Z(n, s.N)
-  for (int64_t cv = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; cv < CV; cv += (int64_t)gridDim.x * blockDim.x) {
-    const int64_t c0 = cv * V;
-    const unsigned char *x0 = (const unsigned char *)x + c1d_x_index_nlc(&s, n, c0, 0) * dw_vec<TX>::BYTES;
-    for (int64_t sp = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; sp < strips;
-         sp += (int64_t)gridDim.y * blockDim.y) {
-      /* the copies leave first, then the rows before the strip, then the weights (converted at once:
-       * the conversion waits for them, and with the copies in flight that wait is the only round trip) */
-      const int64_t t_begin = sp * strip, t_end = t_begin + strip < s.L ? t_begin + strip : s.L;
-      const unsigned char *next = x0 + t_begin * stride; /* the next row to copy into the ring */
+  const int64_t stride = s.C * dw_vec<TX>::BYTES;
+  dw_ring_strips<TX>(s, x, strip, ring, [&](int64_t n, int64_t c0, const unsigned char *x0, int64_t t_begin,
+                                            int64_t t_end, const unsigned char *next) {
+    /* the copies have left (dw_ring_strips); then the rows before the strip, then the weights (converted
+     * at once: the conversion waits for them, and with the copies in flight that wait is the only round
+     * trip) */
+    uint4 before[K > 1 ? K - 1 : 1]; /* rows t_begin - (K-1) .. t_begin - 1 */
 #pragma unroll
-      for (int i = 0; i < S; i++, next += stride) { /* rows t_begin .. t_begin+S-1, one group each */
-        if (t_begin + i < t_end) __pipeline_memcpy_async(&ring[i][tid], next, 16);
-        __pipeline_commit();
-      }
-      uint4 before[K > 1 ? K - 1 : 1]; /* rows t_begin - (K-1) .. t_begin - 1 */
+    for (int i = 0; i < K - 1; i++) before[i] = dw_nlc_raw_row<TX>(s, x0, st, stride, n, c0, t_begin - (K - 1) + i);
+    float wk[V][K], bias[V]; /* per strip: L1 hits after a thread's first (most threads have one strip) */
+    dw_nlc_weights<TX, K>(s, w, b, c0, wk, bias);
+    float acc[K][V]; /* acc[(t - t_begin) % K]: output t's running sum */
 #pragma unroll
-      for (int i = 0; i < K - 1; i++) before[i] = dw_nlc_raw_row<TX>(s, x0, st, stride, n, c0, t_begin - (K - 1) + i);
-      float wk[V][K], bias[V]; /* per strip: L1 hits after a thread's first (most threads have one strip) */
-      dw_nlc_weights<TX, K>(s, w, b, c0, wk, bias);
-      float acc[K][V]; /* acc[(t - t_begin) % K]: output t's running sum */
-#pragma unroll
-      for (int i = 0; i < K - 1; i++) /* output t_begin + m - (K-1-i) sits at slot m - (K-1-i) */
-        dw_nlc_feed<TX, K>(wk, bias, before[i], i + 1, K - 1 - i, acc);
-      int64_t e = c1d_y_index_nlc(&s, n, c0, t_begin); /* y's element of position t, channel c0 */
+    for (int i = 0; i < K - 1; i++) /* output t_begin + m - (K-1-i) sits at slot m - (K-1-i) */
+      dw_nlc_feed<TX, K>(wk, bias, before[i], i + 1, K - 1 - i, acc);
+    int64_t e = c1d_y_index_nlc(&s, n, c0, t_begin); /* y's element of position t, channel c0 */
 #pragma unroll 1 /* K positions an iteration: the sums' slots are constants */
-      for (int64_t t0 = t_begin; t0 < t_end; t0 += K) {
+    for (int64_t t0 = t_begin; t0 < t_end; t0 += K) {
 #pragma unroll
-        for (int j = 0; j < K; j++) {
-          const int64_t t = t0 + j;
-          if (t >= t_end) break;
-          const int slot = (int)(t - t_begin) & (S - 1); /* holds row t */
-          dw_wait_copies<S - 1>(); /* row t's group has landed (one group committed per row) */
-          dw_nlc_feed<TX, K>(wk, bias, ring[slot][tid], j, 0, acc);
-          /* the slot is refilled after its row was used (in-order issue: the read has returned) */
-          if (t + S < t_end) __pipeline_memcpy_async(&ring[slot][tid], next, 16);
-          __pipeline_commit();
-          float out[V];
+      for (int j = 0; j < K; j++) {
+        const int64_t t = t0 + j;
+        if (t >= t_end) break;
+        const int slot = (int)(t - t_begin) & (S - 1); /* holds row t */
+        dw_wait_copies<S - 1>(); /* row t's group has landed (one group committed per row) */
+        dw_nlc_feed<TX, K>(wk, bias, ring[slot][tid], j, 0, acc);
+        /* the slot is refilled after its row was used (in-order issue: the read has returned) */
+        if (t + S < t_end) __pipeline_memcpy_async(&ring[slot][tid], next, 16);
+        __pipeline_commit();
+        float out[V];
 #pragma unroll
-          for (int q = 0; q < V; q++) out[q] = c1d_activate(s, acc[j][q]);
-          dw_store<V>(y, s.dt.y, e, out);
-          e += s.O, next += stride;
-        }
+        for (int q = 0; q < V; q++) out[q] = c1d_activate(s, acc[j][q]);
+        dw_store<V>(y, s.dt.y, e, out);
+        e += s.O, next += stride;
       }
     }
-  }
+  });
 }
 
 /* The register-pipelined channel-last kernel (C1D_DW_NLC_KERNEL=registers; measured against the ring kernel
