@@ -33,6 +33,12 @@ static char dir[64];
 
 static void make_dir(void) { c1d_test_make_dir(dir, "c1d_cli"); }
 static void remove_dir(void) { c1d_test_remove_dir(dir); }
+/* A skipped test never reaches the suite's .fini: its directory goes first. */
+#define SKIP_TEST(...)         \
+  do {                         \
+    remove_dir();              \
+    cr_skip_test(__VA_ARGS__); \
+  } while (0)
 
 TestSuite(cli, .init = make_dir, .fini = remove_dir, .timeout = 120);
 
@@ -201,7 +207,7 @@ Test(cli, refuses_a_shape_beyond_physical_memory_before_allocating) {
 Test(cli, refuses_a_run_beyond_the_address_space_limit_at_once_naming_it) {
   const double gib = 1073741824.0;
   if (c1d_memory_available().bytes < 3.0 * gib)
-    cr_skip_test("less than 3 GiB free: ulimit -v would not be the lowest limit");
+    SKIP_TEST("less than 3 GiB free: ulimit -v would not be the lowest limit");
   /* 2 GiB of address space beyond what this process maps (convlab maps about as much at its start). */
   FILE *f = fopen("/proc/self/statm", "r");
   unsigned long long pages = 0;
@@ -221,7 +227,7 @@ Test(cli, refuses_a_run_beyond_the_address_space_limit_at_once_naming_it) {
 
 Test(cli, refuses_the_gpu_oracle_without_a_device) {
   if (c1d_gpu_oracle_built() && !c1d_gpu_why_unavailable())
-    cr_skip_test("this machine can run the GPU oracle");
+    SKIP_TEST("this machine can run the GPU oracle");
   outcome *o = malloc(sizeof *o);
   run_convlab((const char *[]){"run", "--batch", "1", "--length", "64", "--oracle", "gpu", NULL}, o);
   expect_one_line_error(o, 1, "GPU oracle");
@@ -393,7 +399,7 @@ Test(cli, notes_in_one_line_that_float64_inputs_were_rounded) {
 
 Test(cli, scores_a_candidate_that_numpy_computed) {
   if (system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") != 0)
-    cr_skip_test("/usr/bin/python3 has no NumPy (apt-get install python3-numpy)");
+    SKIP_TEST("/usr/bin/python3 has no NumPy (apt-get install python3-numpy)");
   char cmd[512];
   snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s/tests/npy_interop.py conv '%s'", C1D_SOURCE_DIR, dir);
   cr_assert_eq(system(cmd), 0);
@@ -456,7 +462,7 @@ Test(cli, leaves_no_report_when_the_run_fails) {
 }
 
 Test(cli, says_in_one_line_that_it_shrinks_the_default_shape_without_a_gpu) {
-  if (!c1d_gpu_why_unavailable()) cr_skip_test("this machine has a GPU: the default is the headline shape");
+  if (!c1d_gpu_why_unavailable()) SKIP_TEST("this machine has a GPU: the default is the headline shape");
   outcome *o = malloc(sizeof *o);
   run_convlab((const char *[]){"run", "--impl", "naive", "--repeats", "1", NULL}, o);
   cr_expect_eq(o->code, 0, "%s", o->err);
@@ -622,8 +628,8 @@ Test(cli, explain_json_holds_the_verdict_and_its_evidence) {
 }
 
 Test(cli, exits_1_with_one_line_when_every_requested_implementation_was_skipped) {
-  if (!c1d_find_impl("gpu_naive")) cr_skip_test("built without CUDA: no GPU implementation to skip");
-  if (!c1d_gpu_why_unavailable()) cr_skip_test("a CUDA device is present: gpu_naive runs");
+  if (!c1d_find_impl("gpu_naive")) SKIP_TEST("built without CUDA: no GPU implementation to skip");
+  if (!c1d_gpu_why_unavailable()) SKIP_TEST("a CUDA device is present: gpu_naive runs");
   outcome *o = malloc(sizeof *o);
   run_convlab((const char *[]){"run", "--impl", "gpu_naive", "--batch", "1", "--cin", "8", "--cout", "4",
                                "--length", "64", NULL},
@@ -798,7 +804,7 @@ Test(cli, explain_notes_in_one_line_that_float64_inputs_were_rounded) {
 
 Test(cli, explains_the_example_tensors_of_the_readme) {
   if (system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") != 0)
-    cr_skip_test("/usr/bin/python3 has no NumPy (apt-get install python3-numpy)");
+    SKIP_TEST("/usr/bin/python3 has no NumPy (apt-get install python3-numpy)");
   char cmd[512], t[200], paths[6][240];
   snprintf(t, sizeof t, "%s", path_of("tensors"));
   snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s/scripts/example_tensors.py '%s' >/dev/null", C1D_SOURCE_DIR, t);
@@ -820,8 +826,8 @@ Test(cli, explains_the_example_tensors_of_the_readme) {
 // --- a GPU that is not there ----------------------------------------------------------------------
 
 Test(cli, compare_exits_1_in_one_line_when_a_side_cannot_run_here) {
-  if (!c1d_find_impl("gpu_naive")) cr_skip_test("built without CUDA: no GPU implementation");
-  if (!c1d_gpu_why_unavailable()) cr_skip_test("this machine has a CUDA device");
+  if (!c1d_find_impl("gpu_naive")) SKIP_TEST("built without CUDA: no GPU implementation");
+  if (!c1d_gpu_why_unavailable()) SKIP_TEST("this machine has a CUDA device");
   outcome *o = malloc(sizeof *o);
   run_convlab((const char *[]){"run", "--compare", "gpu_naive,cudnn_tf32", NULL}, o);
   expect_one_line_error(o, 1, "--compare gpu_naive,cudnn_tf32 cannot run here: gpu_naive: ");
@@ -830,9 +836,9 @@ Test(cli, compare_exits_1_in_one_line_when_a_side_cannot_run_here) {
 }
 
 Test(cli, says_no_cuda_device_in_plain_words_where_there_is_no_driver) {
-  if (!c1d_find_impl("gpu_naive")) cr_skip_test("built without CUDA: no GPU implementation");
-  if (!c1d_gpu_why_unavailable()) cr_skip_test("this machine has a CUDA device");
-  if (access("/proc/driver/nvidia/version", F_OK) == 0) cr_skip_test("an NVIDIA driver is loaded here");
+  if (!c1d_find_impl("gpu_naive")) SKIP_TEST("built without CUDA: no GPU implementation");
+  if (!c1d_gpu_why_unavailable()) SKIP_TEST("this machine has a CUDA device");
+  if (access("/proc/driver/nvidia/version", F_OK) == 0) SKIP_TEST("an NVIDIA driver is loaded here");
   outcome *o = malloc(sizeof *o);
   run_convlab((const char *[]){"list", NULL}, o);
   cr_expect_eq(o->code, 0);
