@@ -238,14 +238,11 @@ static c1d_status launch_dw_fast(const c1d_shape *s, const float *x, const float
   const int64_t outputs = s->N * s->C * s->L;
   const bool flat_fits = outputs / V <= DW_FLAT_MAX, long_rows = s->L / V >= 32 * dw_ncl_vectors(V, (int)s->K);
   const bool ncl_rows = !flat_fits || (long_rows && dw_env_is("C1D_DW_NCL_KERNEL", "rows"));
-  if (step_bytes == 8 && s->N * (s->C / 4) <= DW_FLAT_MAX) { /* the 16-byte step's test, in 8-byte vectors */
-    kernel = dw_pick_for(s, DW_STEP_8);
-    const dim3 grid = c1d_grid(c1d_ceil_div(s->N * (s->C / 4), DW_THREADS), 1, 1);
-    kernel<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y, 0);
-    C1D_LAUNCHED("dw_fast_step_kernel");
-  } else if (vectors && s->L == 1 && s->C % V == 0 && flat_fits && (nlc || !dilated || !s->states)) {
-    kernel = dw_pick_for(s, DW_STEP); /* one row per batch: the same memory in both layouts */
-    const dim3 grid = c1d_grid(c1d_ceil_div(s->N * (s->C / V), DW_THREADS), 1, 1);
+  const bool step8 = step_bytes == 8 && s->N * (s->C / 4) <= DW_FLAT_MAX; /* else the 16-byte step, if its test holds */
+  if (step8 || (vectors && s->L == 1 && s->C % V == 0 && flat_fits && (nlc || !dilated || !s->states))) {
+    const int step_v = step8 ? 4 : V; /* channels a thread */
+    kernel = dw_pick_for(s, step8 ? DW_STEP_8 : DW_STEP); /* one row per batch: the same memory in both layouts */
+    const dim3 grid = c1d_grid(c1d_ceil_div(s->N * (s->C / step_v), DW_THREADS), 1, 1);
     kernel<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y, 0);
     C1D_LAUNCHED("dw_fast_step_kernel");
   } else if (ncl_vectors && ncl_rows) {

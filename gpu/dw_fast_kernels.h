@@ -69,11 +69,11 @@ static __device__ __forceinline__ c1d_shape dw_shape_of(const c1d_shape &s) {
 
 // --- 16-byte vectors ---------------------------------------------------------------------------------
 
-static __device__ __forceinline__ uint4 dw_load16(const void *p) { return __ldg((const uint4 *)p); }
 template <int VB>
 static __device__ __forceinline__ typename dw_raw<VB>::t dw_load_raw(const void *p) {
   return __ldg((const typename dw_raw<VB>::t *)p);
 }
+static __device__ __forceinline__ uint4 dw_load16(const void *p) { return dw_load_raw<16>(p); }
 
 /* The first n (<= 8) 16-bit elements of a raw vector, bf16 or fp16, as float32 (exact). */
 static __device__ __forceinline__ void dw_unpack16(const uint4 &r, bool bf16, float *out, int n = 8) {

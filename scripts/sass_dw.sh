@@ -2,8 +2,8 @@
 # The SASS of the depthwise and grouped kernels in a convlab binary (issue 16): every vector kernel of
 # gpu_dw_fast loads 16 bytes at a time (LDG.E.128) and stores them whole (STG.E.EF.128 or STG.E.128, or
 # STG.E.64 for 4 bf16/fp16 outputs); the 8-byte copy of the PLAIN step kernel (16-bit x, template
-# argument VB = 8) loads 8 or 16 (LDG.E.64 or .128); none of them touches local memory (LDL/STL: spills, or arrays
-# indexed at run time). Needs cuobjdump (the device machine has it). One line per kernel, then a verdict.
+# argument VB = 8) loads 8 or 16 (LDG.E.64 or .128); none of them touches local memory (LDL/STL: spills,
+# or arrays indexed at run time). Needs cuobjdump (the device machine has it). One line per kernel, then a verdict.
 # usage: scripts/sass_dw.sh BINARY        exit status 0 when every check holds
 set -uo pipefail
 bin=${1:?usage: scripts/sass_dw.sh BINARY}
