@@ -41,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpu/dw_fast.h"
 #include "gpu/dw_fast_kernels.h"
 
 // --- one thread per output -------------------------------------------------------------------------------
@@ -206,10 +207,33 @@ static bool dw_nlc_rolls(const c1d_shape *s) {
   return s->dt.x == C1D_DTYPE_F32 && s->K >= 3 && s->act == C1D_ACT_NONE;
 }
 
+/* Whether the channel-last ring runs in thread pairs (dw_fast_nlc_pairs_kernel), the launcher's choice
+ * for 16-bit x where every tensor has x's type and there is no activation (PLAIN), unless
+ * C1D_DW_NLC_KERNEL names another ring kernel: its grid covers the problem, one strip a thread, so
+ * not beyond the grid's limits. Measured on the H200 (notes/depthwise.md, sixth session). */
+static bool dw_nlc_pairs(const c1d_shape *s, bool plain, int64_t strip, int V, dim3 block) {
+  if (s->dt.x == C1D_DTYPE_F32 || !plain) return false;
+  if (dw_env_is("C1D_DW_NLC_KERNEL", "window") || dw_env_is("C1D_DW_NLC_KERNEL", "rolling")) return false;
+  const int64_t gx = c1d_ceil_div(2 * (s->C / V), block.x), gy = c1d_ceil_div(c1d_ceil_div(s->L, strip), block.y);
+  return gx <= C1D_GRID_X_MAX && gy <= C1D_GRID_YZ_MAX && s->N <= C1D_GRID_YZ_MAX;
+}
+
+/* The pairs kernel's strip: from 2 positions, doubled while the pairs would exceed 2^15 (2^16 threads,
+ * about half the resident threads at seven blocks per SM: each thread's column has up to 16 rows in
+ * flight), up to 32. From the H200's sweep under fixed strips (sixth session): at 2^19 vectors x
+ * positions 16 did best, at 2^20 and beyond 32 (bf16 K = 4: 82 to 93 %). C1D_DW_NLC_STRIP fixes it. */
+static int64_t dw_nlc_pair_strip(const c1d_shape *s, int V) {
+  const char *e = getenv("C1D_DW_NLC_STRIP");
+  if (e && atoll(e) >= 1) return atoll(e);
+  int64_t strip = 2;
+  while (strip < 32 && s->N * (s->C / V) * c1d_ceil_div(s->L, strip) > (INT64_C(1) << 15)) strip *= 2;
+  return strip;
+}
+
 /* Asks for the largest shared-memory share of the L1 for a ring kernel, once per kernel: its blocks
  * are built to fit 2 to 6 per SM with 32 KB each (a hint the driver may override; a race only repeats it). */
 static void dw_prefer_shared(dw_kernel_fn kernel) {
-  enum { CAP = 4 * 3 * DW_MAX_K }; /* the ring kernels (window, rolling): PLAIN or not, 3 types x K = 1..8 */
+  enum { CAP = 5 * 3 * DW_MAX_K }; /* the ring kernels (window, rolling: PLAIN or not; pairs) x 3 types x K = 1..8 */
   static dw_kernel_fn done[CAP];
   static int n_done;
   for (int i = 0; i < n_done && i < CAP; i++)
@@ -219,6 +243,9 @@ static void dw_prefer_shared(dw_kernel_fn kernel) {
     (void)cudaGetLastError(); /* only a hint: its failure is not the launch's */
   if (n_done < CAP) done[n_done++] = kernel;
 }
+
+static const char *dw_last_kernel = "none"; /* c1d_dw_fast_last_kernel; set before each launch */
+extern "C" const char *c1d_dw_fast_last_kernel(void) { return dw_last_kernel; }
 
 static c1d_status launch_dw_fast(const c1d_shape *s, const float *x, const float *w, const float *b, float *y,
                                  c1d_exec *ex) {
@@ -244,47 +271,62 @@ static c1d_status launch_dw_fast(const c1d_shape *s, const float *x, const float
     kernel = dw_pick_for(s, step8 ? DW_STEP_8 : DW_STEP); /* one row per batch: the same memory in both layouts */
     const dim3 grid = c1d_grid(c1d_ceil_div(s->N * (s->C / step_v), DW_THREADS), 1, 1);
     kernel<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y, 0);
-    C1D_LAUNCHED("dw_fast_step_kernel");
+    dw_last_kernel = step8 ? "dw_fast_step_kernel<8 bytes>" : "dw_fast_step_kernel";
+    C1D_LAUNCHED(dw_last_kernel);
   } else if (ncl_vectors && ncl_rows) {
     kernel = dw_pick_for(s, DW_NCL);
     const int U = dw_ncl_vectors(V, (int)s->K);
     const dim3 block = dw_block(c1d_ceil_div(s->L / V, U));
     const dim3 grid = c1d_grid(c1d_ceil_div(s->L / V, (int64_t)block.x * U), c1d_ceil_div(s->C, block.y), s->N);
     kernel<<<grid, block, 0, stream>>>(*s, x, w, b, states, y, 0);
-    C1D_LAUNCHED("dw_fast_ncl_kernel");
+    dw_last_kernel = "dw_fast_ncl_kernel";
+    C1D_LAUNCHED(dw_last_kernel);
   } else if (ncl_vectors) {
     kernel = dw_pick_for(s, DW_NCL_SHORT);
     const dim3 grid = c1d_grid(c1d_ceil_div(s->N * s->C * (s->L / V), DW_THREADS), 1, 1);
     kernel<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y, 0);
-    C1D_LAUNCHED("dw_fast_ncl_short_kernel");
+    dw_last_kernel = "dw_fast_ncl_short_kernel";
+    C1D_LAUNCHED(dw_last_kernel);
   } else if (vectors && nlc && s->C % V == 0) {
     /* the ring kernel takes states as raw vectors of x's type */
     const bool registers = dw_env_is("C1D_DW_NLC_KERNEL", "registers") || (s->states && s->dt.s != s->dt.x);
     const bool rolling = dw_env_is("C1D_DW_NLC_KERNEL", "rolling") ||
                          (dw_nlc_rolls(s) && !dw_env_is("C1D_DW_NLC_KERNEL", "window"));
+    const bool ring = !dilated && !registers;
+    const bool pairs = ring && dw_nlc_pairs(s, plain, dw_nlc_pair_strip(s, V), V,
+                                            dw_block(2 * (s->C / V), DW_NLC_RING_THREADS));
+    const int64_t strip = !ring ? dw_nlc_strip(s, V) : pairs ? dw_nlc_pair_strip(s, V) : dw_nlc_ring_strip(s, V);
     kernel = dw_pick_for(s, dilated     ? DW_NLC_DILATED
                             : registers ? DW_NLC_REGISTERS
+                            : pairs     ? DW_NLC_PAIRS
                             : rolling   ? DW_NLC_ROLLING
                                         : DW_NLC);
-    const int64_t strip = dilated || registers ? dw_nlc_strip(s, V) : dw_nlc_ring_strip(s, V);
-    const dim3 block = dw_block(s->C / V, dilated || registers ? DW_THREADS : DW_NLC_RING_THREADS);
-    if (!dilated && !registers) dw_prefer_shared(kernel);
+    const int64_t along = pairs ? 2 * (s->C / V) : s->C / V; /* threads along the channels */
+    const dim3 block = dw_block(along, ring ? DW_NLC_RING_THREADS : DW_THREADS);
+    if (ring) dw_prefer_shared(kernel);
     const dim3 grid =
-        c1d_grid(c1d_ceil_div(s->C / V, block.x), c1d_ceil_div(c1d_ceil_div(s->L, strip), block.y), s->N);
+        c1d_grid(c1d_ceil_div(along, block.x), c1d_ceil_div(c1d_ceil_div(s->L, strip), block.y), s->N);
     kernel<<<grid, block, 0, stream>>>(*s, x, w, b, states, y, strip);
-    C1D_LAUNCHED("dw_fast_nlc_kernel");
+    dw_last_kernel = dilated     ? "dw_fast_nlc_dilated_kernel"
+                     : registers ? "dw_fast_nlc_registers_kernel"
+                     : pairs     ? "dw_fast_nlc_pairs_kernel"
+                     : rolling   ? "dw_fast_nlc_rolling_kernel"
+                                 : "dw_fast_nlc_kernel";
+    C1D_LAUNCHED(dw_last_kernel);
   } else if (s->K <= DW_MAX_K && outputs <= DW_FLAT_MAX) {
     const dim3 grid = c1d_grid(c1d_ceil_div(s->N * s->C * s->L, DW_THREADS), 1, 1);
     (nlc ? dw_scalar_for<true>(s->K) : dw_scalar_for<false>(s->K))<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b,
                                                                                                     states, y);
-    C1D_LAUNCHED("dw_fast_scalar_kernel");
+    dw_last_kernel = "dw_fast_scalar_kernel";
+    C1D_LAUNCHED(dw_last_kernel);
   } else {
     const dim3 grid = c1d_grid(c1d_ceil_div(s->N * s->C * s->L, DW_THREADS), 1, 1);
     if (nlc)
       dw_fast_element_kernel<true><<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y);
     else
       dw_fast_element_kernel<false><<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y);
-    C1D_LAUNCHED("dw_fast_element_kernel");
+    dw_last_kernel = "dw_fast_element_kernel";
+    C1D_LAUNCHED(dw_last_kernel);
   }
 done:
   return st;

@@ -1,6 +1,6 @@
 /* gpu_dw_fast's vector kernels (gpu/dw_fast.cu says what they compute), as templates over x's element
  * type TX and the taps K. Each element type's 80 kernels (7 paths and 3 PLAIN copies x K = 1..8; bf16 and
- * fp16 also the PLAIN step in 8-byte vectors: 88) are instantiated in a file of their own (dw_fast_f32.cu,
+ * fp16 also the PLAIN step in 8-byte vectors and the pairs kernel: 96) are instantiated in a file of their own (dw_fast_f32.cu,
  * dw_fast_bf16.cu, dw_fast_f16.cu): 72 of them in one file took 74 s of nvcc (cicc 31 s, ptxas 41 s) on
  * the 2-core machines, the longest step of every build; in three files they compile side by side. */
 #ifndef C1D_DW_FAST_KERNELS_H
@@ -39,6 +39,9 @@ struct dw_vec {
   /* and the rolling ring kernel's, whose K running sums of V floats replace a window of K raw rows (the
    * most blocks without spills, from -Xptxas -v without a minimum: bf16 K = 4, 152 registers) */
   static constexpr int NLC_ROLL_BLOCKS(int K) { return V * K <= 8 ? 6 : V * K <= 24 ? 4 : V * K <= 40 ? 3 : 2; }
+  /* and the pairs kernel's (16-bit x, V / 2 channels a thread): ptxas wants about 40 + 8K registers
+   * (fp16 K = 5 and 7 spilled at 6 and 5 blocks) */
+  static constexpr int NLC_PAIR_BLOCKS(int K) { return K <= 3 ? 8 : K == 4 ? 7 : K <= 6 ? 5 : 4; }
 };
 
 /* A raw vector of VB bytes. */
@@ -404,11 +407,12 @@ static __device__ __forceinline__ uint4 dw_nlc_raw_row(const c1d_shape &s, const
  * K-1-m, and acc[(base + m) % K] holds output r + m's running sum (the caller unrolls, so the indices are
  * constants). The newest output (m = K-1) starts from its bias; each output still sums b, then tap 0, 1,
  * ..., K-1 in order, as grouped_naive does, but the row is unpacked once rather than once per tap. m
- * from m_first: the outputs before a strip are not kept. */
-template <int TX, int K>
-static __device__ __forceinline__ void dw_nlc_feed(const float (*wk)[K], const float *bias, const uint4 &r, int base,
-                                                   int m_first, float (*acc)[dw_vec<TX>::V]) {
-  constexpr int V = dw_vec<TX>::V;
+ * from m_first: the outputs before a strip are not kept. VB = 8: half a row (the pairs kernel). */
+template <int TX, int K, int VB = 16>
+static __device__ __forceinline__ void dw_nlc_feed(const float (*wk)[K], const float *bias,
+                                                   const typename dw_raw<VB>::t &r, int base, int m_first,
+                                                   float (*acc)[dw_vec<TX, VB>::V]) {
+  constexpr int V = dw_vec<TX, VB>::V;
   float xv[V];
   dw_unpack<TX>(r, xv);
 #pragma unroll
@@ -435,32 +439,56 @@ static __device__ __forceinline__ void dw_wait_copies() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(N) : "memory");
 }
 
-/* The ring kernels' walk over this thread's strips: for each (batch n, V channels from c0, strip of
- * positions t_begin .. t_end-1), the strip's first DW_NLC_STAGES rows leave for the thread's ring column
- * (one cp.async commit group each, empty past the strip), then body(n, c0, x0, t_begin, t_end, next): x0
- * x's row 0 at c0, next the row to copy after them. Grid: x over channel vectors, y over strips, z over
- * batches. */
-template <int TX, typename Body>
-static __device__ __forceinline__ void dw_ring_strips(const c1d_shape &s, const void *x, int64_t strip,
-                                                      uint4 (*ring)[DW_NLC_RING_THREADS], Body body) {
-  constexpr int V = dw_vec<TX>::V, S = DW_NLC_STAGES;
-  const int tid = threadIdx.y * blockDim.x + threadIdx.x;
-  const int64_t CV = s.C / V, strips = c1d_ceil_div(s.L, strip), stride = s.C * dw_vec<TX>::BYTES;
-  C1D_FOR_BLOCK_Z(n, s.N)
-  for (int64_t cv = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; cv < CV; cv += (int64_t)gridDim.x * blockDim.x) {
-    const int64_t c0 = cv * V;
-    const unsigned char *x0 = (const unsigned char *)x + c1d_x_index_nlc(&s, n, c0, 0) * dw_vec<TX>::BYTES;
-    for (int64_t sp = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; sp < strips;
-         sp += (int64_t)gridDim.y * blockDim.y) {
-      const int64_t t_begin = sp * strip, t_end = t_begin + strip < s.L ? t_begin + strip : s.L;
-      const unsigned char *next = x0 + t_begin * stride; /* the next row to copy into the ring */
+/* A ring kernel's strip (batch n, V channels from c0, positions t_begin .. t_end-1): its first rows leave
+ * for the ring column (cp.async, nothing past the strip), then body(n, c0, x0, t_begin, t_end, next): x0
+ * x's row 0 at c0, next the row to copy after them. P = 1: DW_NLC_STAGES rows, one commit group each.
+ * P = 2 (the pairs kernel): adjacent lanes share a column, each copying the rows of its parity; two
+ * batches of BATCH rows, one group each. */
+template <int TX, int P, int BATCH, typename Body>
+static __device__ __forceinline__ void dw_ring_strip(const c1d_shape &s, const void *x, int64_t strip, int64_t n,
+                                                     int64_t cv, int64_t sp, uint4 (*ring)[DW_NLC_RING_THREADS / P],
+                                                     Body body) {
+  const int tid = threadIdx.y * blockDim.x + threadIdx.x, column = tid / P, part = tid % P;
+  const int64_t c0 = cv * dw_vec<TX>::V, stride = s.C * dw_vec<TX>::BYTES;
+  const unsigned char *x0 = (const unsigned char *)x + c1d_x_index_nlc(&s, n, c0, 0) * dw_vec<TX>::BYTES;
+  const int64_t t_begin = sp * strip, t_end = t_begin + strip < s.L ? t_begin + strip : s.L;
+  const unsigned char *next = x0 + t_begin * stride; /* the next row to copy into the ring */
+  if constexpr (P == 1) {
 #pragma unroll
-      for (int i = 0; i < S; i++, next += stride) { /* rows t_begin .. t_begin+S-1, one group each */
-        if (t_begin + i < t_end) __pipeline_memcpy_async(&ring[i][tid], next, 16);
-        __pipeline_commit();
-      }
-      body(n, c0, x0, t_begin, t_end, next);
+    for (int i = 0; i < DW_NLC_STAGES; i++, next += stride) { /* rows t_begin .. t_begin+15, a group each */
+      if (t_begin + i < t_end) __pipeline_memcpy_async(&ring[i][column], next, 16);
+      __pipeline_commit();
     }
+  } else {
+#pragma unroll
+    for (int batch = 0; batch < 2; batch++) {
+#pragma unroll 1 /* unrolled, the offsets i * stride were hoisted out of the loops, in 64-bit registers */
+      for (int i = part; i < BATCH && t_begin + batch * BATCH + i < t_end; i += P)
+        __pipeline_memcpy_async(&ring[batch * BATCH + i][column], next + (batch * BATCH + i) * stride, 16);
+      __pipeline_commit();
+    }
+    next += 2 * BATCH * stride;
+  }
+  body(n, c0, x0, t_begin, t_end, next);
+}
+
+/* The ring kernels' walk over this thread's strips (dw_ring_strip each). Grid: x over channel vectors
+ * (P threads each), y over strips, z over batches. P = 2: the launcher's grid covers the problem, one
+ * strip a thread (the loops' 64-bit counters cost the pairs kernel 17 registers). */
+template <int TX, int P = 1, int BATCH = 1, typename Body>
+static __device__ __forceinline__ void dw_ring_strips(const c1d_shape &s, const void *x, int64_t strip,
+                                                      uint4 (*ring)[DW_NLC_RING_THREADS / P], Body body) {
+  const int64_t CV = s.C / dw_vec<TX>::V, strips = c1d_ceil_div(s.L, strip);
+  if constexpr (P == 2) {
+    const int64_t cv = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / P;
+    const int64_t sp = (int64_t)blockIdx.y * blockDim.y + threadIdx.y;
+    if (cv < CV && sp < strips) dw_ring_strip<TX, P, BATCH>(s, x, strip, blockIdx.z, cv, sp, ring, body);
+  } else {
+    C1D_FOR_BLOCK_Z(n, s.N)
+    for (int64_t cv = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; cv < CV; cv += (int64_t)gridDim.x * blockDim.x)
+      for (int64_t sp = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; sp < strips;
+           sp += (int64_t)gridDim.y * blockDim.y)
+        dw_ring_strip<TX, P, BATCH>(s, x, strip, n, cv, sp, ring, body);
   }
 }
 
@@ -559,6 +587,76 @@ __global__ void __launch_bounds__(DW_NLC_RING_THREADS, dw_vec<TX>::NLC_ROLL_BLOC
         e += s.O, next += stride;
       }
     }
+  });
+}
+
+/* The ring kernel in thread pairs (16-bit x, PLAIN; C1D_DW_NLC_KERNEL=pairs): lanes 2i and 2i+1 share
+ * one ring column of 16-byte rows and read an 8-byte half each (V / 2 channels), fed into K running sums
+ * as in the rolling kernel. Per thread, half the rolling kernel's weights, biases and sums: twice the
+ * threads at more blocks per SM (NLC_PAIR_BLOCKS), with the copies still 16 bytes (an 8-byte ring, which
+ * doubled the copies, lost: notes/depthwise.md). Each thread copies the rows of its parity, so the pair
+ * meets (__syncwarp over its two lanes) before a row is read or its slot refilled. The ring is two
+ * batches of B rows (a multiple of K, at least 8): at a batch's first row the pair refills the other
+ * half, which both have read, with the batch after this one (one group), waits for this batch and meets
+ * again: B to 2B - 1 rows in flight. The refills stay out of the loop unrolled by K (a refill per row
+ * there cost ptxas 30 registers). */
+static constexpr __host__ __device__ int dw_pair_batch(int K) { return K * ((8 + K - 1) / K); }
+template <int TX, int K>
+__global__ void __launch_bounds__(DW_NLC_RING_THREADS, dw_vec<TX>::NLC_PAIR_BLOCKS(K))
+    dw_fast_nlc_pairs_kernel(const c1d_shape shape, const void *__restrict__ x, const void *__restrict__ w,
+                             const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y,
+                             const int64_t strip) {
+  static_assert(TX != C1D_DTYPE_F32, "pairs hold 16-bit halves");
+  const c1d_shape s = dw_shape_of<TX, true>(shape); /* PLAIN only */
+  constexpr int H = dw_vec<TX, 8>::V, B = dw_pair_batch(K); /* H channels a thread, B rows a batch */
+  __shared__ uint4 ring[2 * B][DW_NLC_RING_THREADS / 2];
+  const int tid = threadIdx.y * blockDim.x + threadIdx.x, column = tid / 2, half = tid % 2;
+  const unsigned pair = 3u << ((threadIdx.x & 31) & ~1); /* the two lanes (blockDim.x is a multiple of 32) */
+  const int64_t stride = s.C * dw_vec<TX>::BYTES;
+  dw_ring_strips<TX, 2, B>(s, x, strip, ring, [&](int64_t n, int64_t c0, const unsigned char *x0, int64_t t_begin,
+                                                  int64_t t_end, const unsigned char *next) {
+    const int64_t h0 = c0 + half * H; /* this thread's first channel */
+    uint2 before[K > 1 ? K - 1 : 1];  /* its halves of rows t_begin - (K-1) .. t_begin - 1 */
+#pragma unroll
+    for (int i = 0; i < K - 1; i++) {
+      const int64_t tt = t_begin - (K - 1) + i;
+      before[i] = tt >= 0    ? dw_load_raw<8>(x0 + tt * stride + half * 8)
+                  : s.states ? dw_load_raw<8>((const unsigned char *)st + c1d_s_index_nlc(&s, n, h0, tt) * 2)
+                             : make_uint2(0, 0);
+    }
+    float wk[H][K], bias[H];
+    dw_nlc_weights<TX, K, H>(s, w, b, h0, wk, bias);
+    float acc[K][H]; /* acc[(t - t_begin) % K]: output t's running sum */
+#pragma unroll
+    for (int i = 0; i < K - 1; i++) dw_nlc_feed<TX, K, 8>(wk, bias, before[i], i + 1, K - 1 - i, acc);
+    int64_t e = c1d_y_index_nlc(&s, n, h0, t_begin); /* y's element of position t, channel h0 */
+    const int len = (int)(t_end - t_begin);            /* positions r = t - t_begin: 32-bit counters */
+    int this_half = 0;                                 /* the ring half of the batch from r0 */
+#pragma unroll 1
+    for (int r0 = 0; r0 < len; r0 += B, this_half ^= B) {
+      if (r0 > 0) {
+        __syncwarp(pair); /* both have read the previous batch: rows r0 + B .. r0 + 2B - 1 into its half */
+#pragma unroll 1
+        for (int i = half; i < B && r0 + B + i < len; i += 2)
+          __pipeline_memcpy_async(&ring[(B ^ this_half) + i][column], next + i * stride, 16);
+        __pipeline_commit();
+        next += B * stride;
+      }
+      dw_wait_copies<1>(); /* this thread's copies of this batch have landed (the next batch's may not) */
+      __syncwarp(pair);    /* and the partner's */
+#pragma unroll 1 /* K positions an iteration: the sums' slots are constants */
+      for (int q = 0; q < B && r0 + q < len; q += K) {
+#pragma unroll
+        for (int j = 0; j < K; j++) {
+          if (r0 + q + j >= len) break;
+          const uint2 own = ((const uint2 *)&ring[this_half + q + j][column])[half];
+          dw_nlc_feed<TX, K, 8>(wk, bias, own, j, 0, acc);
+          dw_store<H>(y, s.dt.y, e, acc[j]);
+          e += s.O;
+        }
+      }
+    }
+    __syncwarp(pair); /* both have read the strip's last rows before the next strip's copies land */
   });
 }
 
@@ -701,9 +799,11 @@ typedef void (*dw_kernel_fn)(const c1d_shape, const void *, const void *, const 
 
 /* The vector kernel for x's type TX and K taps: (N, C, L) rows or flat, channel-last with D = 1 or
  * dilated, or the L = 1 step; `plain` (the launcher's test: every tensor of x's type, no activation)
- * picks the PLAIN copies of the ring and step kernels, and DW_STEP_8 the step's 8-byte copy (16-bit x,
- * PLAIN only: NULL otherwise). */
-enum dw_path { DW_NCL, DW_NCL_SHORT, DW_NLC, DW_NLC_ROLLING, DW_NLC_REGISTERS, DW_NLC_DILATED, DW_STEP, DW_STEP_8 };
+ * picks the PLAIN copies of the ring and step kernels, DW_STEP_8 the step's 8-byte copy and DW_NLC_PAIRS
+ * the pairs kernel (16-bit x, PLAIN only: NULL otherwise). */
+enum dw_path {
+  DW_NCL, DW_NCL_SHORT, DW_NLC, DW_NLC_ROLLING, DW_NLC_PAIRS, DW_NLC_REGISTERS, DW_NLC_DILATED, DW_STEP, DW_STEP_8
+};
 template <int TX>
 static dw_kernel_fn dw_pick_step_8(int64_t K) {
   if constexpr (TX == C1D_DTYPE_F32) {
@@ -720,8 +820,24 @@ static dw_kernel_fn dw_pick_step_8(int64_t K) {
   }
 }
 template <int TX>
+static dw_kernel_fn dw_pick_pairs(int64_t K) {
+  if constexpr (TX == C1D_DTYPE_F32) {
+    return NULL;
+  } else {
+    switch (K) {
+#define DW_CASE(k) \
+  case k:          \
+    return dw_fast_nlc_pairs_kernel<TX, k>;
+      DW_CASE(1) DW_CASE(2) DW_CASE(3) DW_CASE(4) DW_CASE(5) DW_CASE(6) DW_CASE(7) DW_CASE(8)
+#undef DW_CASE
+    }
+    return NULL;
+  }
+}
+template <int TX>
 static dw_kernel_fn dw_pick(dw_path path, int64_t K, bool plain) {
   if (path == DW_STEP_8) return plain ? dw_pick_step_8<TX>(K) : NULL;
+  if (path == DW_NLC_PAIRS) return plain ? dw_pick_pairs<TX>(K) : NULL;
   switch (K) {
 #define DW_CASE(k)                                                                                \
   case k:                                                                                         \

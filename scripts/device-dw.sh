@@ -19,6 +19,9 @@
 #                         rolling the channel-last ring kernel with running sums against the window one
 #                                 (C1D_DW_NLC_KERNEL=rolling / window), the three types, and under
 #                                 fixed strips (DW_STRIPS: the list)
+#                         pairs   16-bit channel-last: the ring in thread pairs (C1D_DW_NLC_KERNEL=pairs)
+#                                 against the window kernel, bf16 and fp16, and under fixed strips
+#                                 (DW_STRIPS: the list)
 #                         tests   test_gpu_dw, gpu_driver twins --depthwise (and under the row kernel)
 #                         ringtests test_gpu_dw's twin tests under each channel-last ring kernel forced
 #                         sass    scripts/sass_dw.sh (needs cuobjdump)
@@ -116,6 +119,25 @@ if wants rolling; then # the ring kernels side by side: running sums, and the K-
   done
 fi
 
+if wants pairs; then # the ring kernel in thread pairs against the window one (16-bit x)
+  for dt in bf16 f16; do
+    for kernel in pairs window; do
+      step "sweep $dt nlc $kernel" "$out/sweep-$dt-nlc-$kernel.txt" env C1D_DW_NLC_KERNEL=$kernel "$bench_dw" \
+        --dtype $dt --layout nlc --shapes all
+    done
+  done
+  for strip in ${DW_STRIPS:-4 8 16 32 64}; do
+    step "strip $strip bf16 nlc pairs" "$out/strip-pairs-$strip-bf16-nlc.txt" env C1D_DW_NLC_KERNEL=pairs \
+      C1D_DW_NLC_STRIP=$strip "$bench_dw" --dtype bf16 --layout nlc --shapes all
+  done
+  for kernel in pairs window; do # the taps the grid lacks, at the anchor and a medium problem
+    for shape in 8,4096,4096,3 8,4096,4096,6 8,4096,4096,8 8,2048,512,3 8,2048,512,6 8,2048,512,8; do
+      step "shape $shape bf16 nlc $kernel" "$out/shape-$shape-bf16-nlc-$kernel.txt" env C1D_DW_NLC_KERNEL=$kernel \
+        "$bench_dw" --dtype bf16 --layout nlc --shape $shape
+    done
+  done
+fi
+
 if wants profile && command -v ncu >/dev/null; then
   sections=(--section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats
             --section WarpStateStats --section SchedulerStats)
@@ -164,7 +186,7 @@ if wants tests; then
 fi
 
 if wants ringtests; then
-  for ring in rolling window; do # each ring kernel on every type and K (the launcher's choice mixes them)
+  for ring in rolling window pairs; do # each ring kernel on every type and K (the launcher's choice mixes them)
     step "test_gpu_dw twins, $ring ring" "$out/test_gpu_dw-$ring.log" env C1D_DW_NLC_KERNEL=$ring \
       "$build/tests/test_gpu_dw" --jobs 4 --verbose=0 --filter 'gpu_dw/the_*'
   done

@@ -27,6 +27,7 @@
 #include "tests/support/lowp_cases.h"
 
 #ifdef C1D_HAVE_CUDA
+#include "gpu/dw_fast.h"
 #include "gpu/float_checks.h"
 #include "tests/zoo/gpu_zoo.h"
 #endif
@@ -464,6 +465,45 @@ Test(gpu_dw, the_8_byte_step_is_bit_exact_on_16_bit_tensors, .timeout = 240) {
   }
   unsetenv("C1D_DW_VECTOR_BYTES");
   cr_log_info("%d kernel runs bit-exact with grouped_naive, 8- and 16-byte steps", runs);
+}
+
+/* The channel-last pairs kernel (C1D_DW_NLC_KERNEL=pairs: 16-bit x, PLAIN; two lanes share a ring column,
+ * each reads half a row, gpu/dw_fast_kernels.h) under strips of 5, 16 and 37 positions: inside one batch
+ * of its ring, two batches exactly, and three refills with a ragged end (its batches are K rounded up to
+ * at least 8 rows); K = 1..8, channels that fill a block and that leave lanes idle (C / 8 < 64), states,
+ * bias, several batches. */
+Test(gpu_dw, the_pairs_kernel_is_bit_exact_on_16_bit_tensors, .timeout = 240) {
+  skip_without_device();
+  static const c1d_shape shapes[] = {
+      {DW(2, 24, 200, 4, 1), .bias = 1, .states = 1, NLC},
+      {DW(3, 16, 75, 2, 1), NLC},
+      {DW(2, 32, 96, 7, 1), .states = 1, NLC},
+      {DW(1, 40, 120, 1, 1), .bias = 1, NLC},
+      {DW(2, 1040, 90, 3, 1), .bias = 1, .states = 1, NLC}, /* 130 vectors: two blocks, the second mostly idle */
+      {DW(1, 64, 130, 5, 1), .states = 1, NLC},
+      {DW(2, 8, 41, 6, 1), .bias = 1, NLC},
+      {DW(1, 16, 300, 8, 1), .bias = 1, .states = 1, NLC},
+  };
+  static const c1d_dtype types[] = {C1D_DTYPE_BF16, C1D_DTYPE_F16};
+  static const char *strips[] = {"5", "16", "37"};
+  cr_assert_eq(setenv("C1D_DW_NLC_KERNEL", "pairs", 1), 0);
+  int runs = 0;
+  for (int k = 0; k < 3; k++) {
+    cr_assert_eq(setenv("C1D_DW_NLC_STRIP", strips[k], 1), 0);
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+      for (int ti = 0; ti < 2; ti++) {
+        c1d_shape s = shapes[si];
+        s.dt = (c1d_dtypes){types[ti], types[ti], types[ti], types[ti], types[ti]};
+        cr_assert_eq(check_twins_on(&s, 900 + (uint64_t)(si * 2 + ti)), 2, "gpu_dw_naive and gpu_dw_fast on %s, strip %s",
+                     shape_text(&s), strips[k]);
+        cr_assert_str_eq(c1d_dw_fast_last_kernel(), "dw_fast_nlc_pairs_kernel", "on %s: %s ran", shape_text(&s),
+                         c1d_dw_fast_last_kernel());
+        runs += 2;
+      }
+  }
+  unsetenv("C1D_DW_NLC_STRIP");
+  unsetenv("C1D_DW_NLC_KERNEL");
+  cr_log_info("%d kernel runs bit-exact with grouped_naive, the pairs kernel under strips of 5, 16 and 37", runs);
 }
 
 Test(gpu_dw, every_mutant_is_caught_with_its_verdict_and_where_or_region, .timeout = 240) {
