@@ -22,7 +22,9 @@
  *    consecutive positions (its weights loaded once per strip). D = 1 (the ring kernel): strips of 4 to
  *    32; the strip's rows stream through a ring of 16 rows per thread in shared memory (cp.async: the
  *    bytes in flight take no registers), each row sliding through a K-row window in registers (fp32
- *    K >= 3 without SiLU: each row into the K running sums it is a tap of, the rolling kernel). Initial
+ *    K >= 3 without SiLU: each row into the K running sums it is a tap of, the rolling kernel; 16-bit x
+ *    from K = 4, PLAIN: two threads share a ring column, each summing half the row, the pairs kernel,
+ *    strips of 4 to 32 by the waves they fill). Initial
  *    states in a type other than x's, or C1D_DW_NLC_KERNEL=registers: the register kernel (strips of 4
  *    to 64, TT = 4 rows in flight in registers while the previous 4 compute). D > 1: the K tap rows of
  *    each position are loaded (16 bytes each; all but the newest are L1/L2 hits). Each position's V
@@ -207,26 +209,39 @@ static bool dw_nlc_rolls(const c1d_shape *s) {
   return s->dt.x == C1D_DTYPE_F32 && s->K >= 3 && s->act == C1D_ACT_NONE;
 }
 
-/* Whether the channel-last ring runs in thread pairs (dw_fast_nlc_pairs_kernel), the launcher's choice
- * for 16-bit x where every tensor has x's type and there is no activation (PLAIN), unless
- * C1D_DW_NLC_KERNEL names another ring kernel: its grid covers the problem, one strip a thread, so
- * not beyond the grid's limits. Measured on the H200 (notes/depthwise.md, sixth session). */
+/* Whether the channel-last ring runs in thread pairs (dw_fast_nlc_pairs_kernel): the launcher's choice
+ * for 16-bit x from K = 4 where every tensor has x's type and there is no activation (PLAIN), unless
+ * C1D_DW_NLC_KERNEL names another ring kernel (=pairs asks for it from K = 1). Its grid covers the
+ * problem, one strip a thread, so not beyond the grid's limits. Measured on the H200 (notes/depthwise.md,
+ * sixth session), bf16 against the window kernel: K = 4 82-88 % of the copy on medium problems where
+ * the window kernel had 80-85; K = 6 and 8 85 % where it had 55-75; K = 2 and 3 mixed, up to 7 points
+ * lower. */
 static bool dw_nlc_pairs(const c1d_shape *s, bool plain, int64_t strip, int V, dim3 block) {
   if (s->dt.x == C1D_DTYPE_F32 || !plain) return false;
   if (dw_env_is("C1D_DW_NLC_KERNEL", "window") || dw_env_is("C1D_DW_NLC_KERNEL", "rolling")) return false;
+  if (s->K < 4 && !dw_env_is("C1D_DW_NLC_KERNEL", "pairs")) return false;
   const int64_t gx = c1d_ceil_div(2 * (s->C / V), block.x), gy = c1d_ceil_div(c1d_ceil_div(s->L, strip), block.y);
   return gx <= C1D_GRID_X_MAX && gy <= C1D_GRID_YZ_MAX && s->N <= C1D_GRID_YZ_MAX;
 }
 
-/* The pairs kernel's strip: from 2 positions, doubled while the pairs would exceed 2^15 (2^16 threads,
- * about half the resident threads at seven blocks per SM: each thread's column has up to 16 rows in
- * flight), up to 32. From the H200's sweep under fixed strips (sixth session): at 2^19 vectors x
- * positions 16 did best, at 2^20 and beyond 32 (bf16 K = 4: 82 to 93 %). C1D_DW_NLC_STRIP fixes it. */
+/* The pairs kernel's strip, from the blocks it gives (64 ring columns each) against the device's slots
+ * for them (NLC_PAIR_BLOCKS per SM): from 4 positions, doubled while the blocks exceed one wave, up to
+ * 16; then 32 where 16 gives between one wave and one and a half (the second, mostly empty wave costs
+ * more than longer strips). From the H200's sweep under fixed strips (sixth session, bf16 K = 4, seven
+ * blocks per SM): 2^19 vectors x positions best at 16, 2^20 at 32 (86-87 % against 82), 2^21 and
+ * beyond at 16 (2-3 points over 32), 2^17 and below at 4. C1D_DW_NLC_STRIP fixes it. */
 static int64_t dw_nlc_pair_strip(const c1d_shape *s, int V) {
   const char *e = getenv("C1D_DW_NLC_STRIP");
   if (e && atoll(e) >= 1) return atoll(e);
-  int64_t strip = 2;
-  while (strip < 32 && s->N * (s->C / V) * c1d_ceil_div(s->L, strip) > (INT64_C(1) << 15)) strip *= 2;
+  int device = 0, sms = 132;
+  if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
+    (void)cudaGetLastError(); /* keep the H200's count: only the strip depends on it */
+  const int64_t slots = (int64_t)sms * dw_vec<C1D_DTYPE_BF16>::NLC_PAIR_BLOCKS((int)s->K); /* as for fp16 */
+  const int64_t columns = DW_NLC_RING_THREADS / 2;
+  auto blocks = [&](int64_t strip) { return c1d_ceil_div(s->N * (s->C / V) * c1d_ceil_div(s->L, strip), columns); };
+  int64_t strip = 4;
+  while (strip < 16 && blocks(strip) > slots) strip *= 2;
+  if (strip == 16 && blocks(16) > slots && 2 * blocks(16) < 3 * slots) strip = 32;
   return strip;
 }
 
