@@ -226,10 +226,12 @@ static bool dw_nlc_pairs(const c1d_shape *s, bool plain, int64_t strip, int V, d
 
 /* The pairs kernel's strip, from the blocks it gives (64 ring columns each) against the device's slots
  * for them (NLC_PAIR_BLOCKS per SM): from 4 positions, doubled while the blocks exceed one wave, up to
- * 16; then 32 where 16 gives between one wave and one and a half (the second, mostly empty wave costs
- * more than longer strips). From the H200's sweep under fixed strips (sixth session, bf16 K = 4, seven
- * blocks per SM): 2^19 vectors x positions best at 16, 2^20 at 32 (86-87 % against 82), 2^21 and
- * beyond at 16 (2-3 points over 32), 2^17 and below at 4. C1D_DW_NLC_STRIP fixes it. */
+ * 16 for K <= 4 and 32 beyond (a strip also reads the K - 1 rows before it and the weights); then 32
+ * where 16 gives between one wave and one and a half (the second, mostly empty wave costs more than
+ * longer strips). From the H200's sweeps under fixed strips (sixth session, bf16; K = 4 at seven blocks
+ * per SM): 2^19 vectors x positions best at 16, 2^20 at 32 (86-87 % against 82), 2^21 and beyond at 16
+ * (2-3 points over 32), 2^17 and below at 4; K = 6 and 8 at 32 where 16 lost 6 to 13 points.
+ * C1D_DW_NLC_STRIP fixes it. */
 static int64_t dw_nlc_pair_strip(const c1d_shape *s, int V) {
   const char *e = getenv("C1D_DW_NLC_STRIP");
   if (e && atoll(e) >= 1) return atoll(e);
@@ -240,7 +242,7 @@ static int64_t dw_nlc_pair_strip(const c1d_shape *s, int V) {
   const int64_t columns = DW_NLC_RING_THREADS / 2;
   auto blocks = [&](int64_t strip) { return c1d_ceil_div(s->N * (s->C / V) * c1d_ceil_div(s->L, strip), columns); };
   int64_t strip = 4;
-  while (strip < 16 && blocks(strip) > slots) strip *= 2;
+  while (strip < (s->K <= 4 ? 16 : 32) && blocks(strip) > slots) strip *= 2;
   if (strip == 16 && blocks(16) > slots && 2 * blocks(16) < 3 * slots) strip = 32;
   return strip;
 }
