@@ -804,30 +804,16 @@ typedef void (*dw_kernel_fn)(const c1d_shape, const void *, const void *, const 
 enum dw_path {
   DW_NCL, DW_NCL_SHORT, DW_NLC, DW_NLC_ROLLING, DW_NLC_PAIRS, DW_NLC_REGISTERS, DW_NLC_DILATED, DW_STEP, DW_STEP_8
 };
+/* The kernels that exist for 16-bit x alone, PLAIN: the step's 8-byte copy and the pairs kernel. */
 template <int TX>
-static dw_kernel_fn dw_pick_step_8(int64_t K) {
+static dw_kernel_fn dw_pick_16_bit(dw_path path, int64_t K) {
   if constexpr (TX == C1D_DTYPE_F32) {
     return NULL;
   } else {
     switch (K) {
 #define DW_CASE(k) \
   case k:          \
-    return dw_fast_step_kernel<TX, k, true, 8>;
-      DW_CASE(1) DW_CASE(2) DW_CASE(3) DW_CASE(4) DW_CASE(5) DW_CASE(6) DW_CASE(7) DW_CASE(8)
-#undef DW_CASE
-    }
-    return NULL;
-  }
-}
-template <int TX>
-static dw_kernel_fn dw_pick_pairs(int64_t K) {
-  if constexpr (TX == C1D_DTYPE_F32) {
-    return NULL;
-  } else {
-    switch (K) {
-#define DW_CASE(k) \
-  case k:          \
-    return dw_fast_nlc_pairs_kernel<TX, k>;
+    return path == DW_STEP_8 ? dw_fast_step_kernel<TX, k, true, 8> : dw_fast_nlc_pairs_kernel<TX, k>;
       DW_CASE(1) DW_CASE(2) DW_CASE(3) DW_CASE(4) DW_CASE(5) DW_CASE(6) DW_CASE(7) DW_CASE(8)
 #undef DW_CASE
     }
@@ -836,8 +822,7 @@ static dw_kernel_fn dw_pick_pairs(int64_t K) {
 }
 template <int TX>
 static dw_kernel_fn dw_pick(dw_path path, int64_t K, bool plain) {
-  if (path == DW_STEP_8) return plain ? dw_pick_step_8<TX>(K) : NULL;
-  if (path == DW_NLC_PAIRS) return plain ? dw_pick_pairs<TX>(K) : NULL;
+  if (path == DW_STEP_8 || path == DW_NLC_PAIRS) return plain ? dw_pick_16_bit<TX>(path, K) : NULL;
   switch (K) {
 #define DW_CASE(k)                                                                                \
   case k:                                                                                         \

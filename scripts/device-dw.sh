@@ -106,30 +106,29 @@ if wants vectors; then # the L = 1 step's 8-byte vectors (16-bit x) against 16-b
   done
 fi
 
-if wants rolling; then # the ring kernels side by side: running sums, and the K-row window
-  for dt in bf16 f16 f32; do
-    for kernel in rolling window; do
+# ring_sweeps "TYPES" KERNEL...: the channel-last sweep of each type under each ring kernel forced
+# (C1D_DW_NLC_KERNEL), then bf16 under the first kernel and fixed strips (DW_STRIPS: the list)
+ring_sweeps() {
+  local types=$1 dt kernel strip
+  shift
+  for dt in $types; do
+    for kernel in "$@"; do
       step "sweep $dt nlc $kernel" "$out/sweep-$dt-nlc-$kernel.txt" env C1D_DW_NLC_KERNEL=$kernel "$bench_dw" \
         --dtype $dt --layout nlc --shapes all
     done
   done
   for strip in ${DW_STRIPS:-4 8 16 32 64}; do
-    step "strip $strip bf16 nlc rolling" "$out/strip-rolling-$strip-bf16-nlc.txt" env C1D_DW_NLC_KERNEL=rolling \
+    step "strip $strip bf16 nlc $1" "$out/strip-$1-$strip-bf16-nlc.txt" env C1D_DW_NLC_KERNEL=$1 \
       C1D_DW_NLC_STRIP=$strip "$bench_dw" --dtype bf16 --layout nlc --shapes all
   done
+}
+
+if wants rolling; then # the ring kernels side by side: running sums, and the K-row window
+  ring_sweeps "bf16 f16 f32" rolling window
 fi
 
 if wants pairs; then # the ring kernel in thread pairs against the window one (16-bit x)
-  for dt in bf16 f16; do
-    for kernel in pairs window; do
-      step "sweep $dt nlc $kernel" "$out/sweep-$dt-nlc-$kernel.txt" env C1D_DW_NLC_KERNEL=$kernel "$bench_dw" \
-        --dtype $dt --layout nlc --shapes all
-    done
-  done
-  for strip in ${DW_STRIPS:-4 8 16 32 64}; do
-    step "strip $strip bf16 nlc pairs" "$out/strip-pairs-$strip-bf16-nlc.txt" env C1D_DW_NLC_KERNEL=pairs \
-      C1D_DW_NLC_STRIP=$strip "$bench_dw" --dtype bf16 --layout nlc --shapes all
-  done
+  ring_sweeps "bf16 f16" pairs window
   for kernel in pairs window; do # the taps the grid lacks, at the anchor and a medium problem
     for shape in 8,4096,4096,3 8,4096,4096,6 8,4096,4096,8 8,2048,512,3 8,2048,512,6 8,2048,512,8; do
       step "shape $shape bf16 nlc $kernel" "$out/shape-$shape-bf16-nlc-$kernel.txt" env C1D_DW_NLC_KERNEL=$kernel \
