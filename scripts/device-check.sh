@@ -8,7 +8,8 @@
 #   2. make run's command (`convlab run --out DIR --html`, every main implementation on the headline
 #      shape, the CPU rows on its first two batch rows), timed: the goal is under 30 s;
 #   3. compute-sanitizer memcheck, racecheck, initcheck, synccheck on `gpu_driver sanitize` (every own
-#      GPU kernel of the registry at small shapes, the bit-exact ones against their CPU twins);
+#      GPU kernel of the registry at small shapes, the bit-exact ones against their CPU twins), and
+#      memcheck and racecheck again with the channel-last ring kernels' strips forced to 37 positions;
 #   4. every GPU test suite (kernels and their CPU twins, libraries, bench, the bug zoo, fast kernels):
 #      none may fail, none may skip except the "no device" tests;
 #   5. the twins at the headline shape (gpu_driver twins), the tensor-core rounding probe, the SASS of
@@ -79,6 +80,12 @@ for tool in memcheck racecheck initcheck synccheck; do
   run "$tool gpu_driver sanitize" 120 "$out/sanitize-$tool.txt" \
     compute-sanitizer --tool "$tool" --error-exitcode 9 "$driver" sanitize
   grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-$tool.txt" | tail -1
+done
+# the channel-last ring kernels over strips of 37 (the launcher gives these shapes 4): their rings refill
+for tool in memcheck racecheck; do
+  run "$tool gpu_driver sanitize, strips of 37" 120 "$out/sanitize-$tool-strip37.txt" \
+    env C1D_DW_NLC_STRIP=37 compute-sanitizer --tool "$tool" --error-exitcode 9 "$driver" sanitize
+  grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/sanitize-$tool-strip37.txt" | tail -1
 done
 
 # 4. the GPU test suites

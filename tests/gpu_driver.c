@@ -237,6 +237,7 @@ static int session_twins(const c1d_shape *s, int print_result, int *bad) {
 
 #define SAN_DW(n, c, l, k, d) .N = n, .C = c, .O = c, .L = l, .K = k, .D = d, .G = c
 #define SAN_BF16 {C1D_DTYPE_BF16, C1D_DTYPE_BF16, C1D_DTYPE_BF16, C1D_DTYPE_BF16, C1D_DTYPE_BF16}
+#define SAN_F16 {C1D_DTYPE_F16, C1D_DTYPE_F16, C1D_DTYPE_F16, C1D_DTYPE_F16, C1D_DTYPE_F16}
 #define SAN_MIXED {C1D_DTYPE_F16, C1D_DTYPE_BF16, C1D_DTYPE_F32, C1D_DTYPE_F16, C1D_DTYPE_BF16}
 
 /* Each path of gpu_dw_fast (vectors along t, along c, dilated along c, one thread per output), lane 0's
@@ -248,6 +249,7 @@ static const c1d_shape caps_shapes[] = {
     {SAN_DW(2, 16, 30, 3, 3), .states = 1, .act = C1D_ACT_SILU, .dt = SAN_MIXED, .layout = C1D_LAYOUT_NLC},
     {SAN_DW(2, 21, 37, 3, 2), .bias = 1, .states = 1, .dt = SAN_MIXED},
     {SAN_DW(1, 21, 37, 8, 1), .bias = 1, .states = 1, .layout = C1D_LAYOUT_NLC},
+    {SAN_DW(1, 40, 90, 6, 1), .bias = 1, .states = 1, .dt = SAN_F16, .layout = C1D_LAYOUT_NLC}, /* the pairs kernel */
     {SAN_DW(2, 12, 4, 8, 1), .states = 1},
     {.N = 2, .C = 12, .O = 8, .G = 4, .L = 50, .K = 3, .D = 2, .bias = 1, .states = 1, .act = C1D_ACT_SILU,
      .dt = SAN_MIXED},
