@@ -83,11 +83,23 @@ static double narrow_position(double v, int p, int emin) {
   return v < 0 ? -pos : pos;
 }
 
+/* c1d_ulp_distance (numerics/ulp.c), here where the per-element loop can inline it. */
+static inline uint64_t ulp_distance_f32(float a, float b) {
+  const int an = isnan(a), bn = isnan(b);
+  if (an || bn) return (an && bn) ? 0 : C1D_ULP_INFINITE;
+  if (isinf(a) != isinf(b)) return C1D_ULP_INFINITE;
+  const uint32_t ua = c1d_float_bits(a), ub = c1d_float_bits(b);
+  const int64_t pa = (ua & 0x80000000u) ? -(int64_t)(ua & 0x7fffffffu) : (int64_t)(ua & 0x7fffffffu);
+  const int64_t pb = (ub & 0x80000000u) ? -(int64_t)(ub & 0x7fffffffu) : (int64_t)(ub & 0x7fffffffu);
+  const int64_t d = pa - pb;
+  return (uint64_t)(d < 0 ? -d : d);
+}
+
 /* ULP distance in the output's type: float32's, or for bf16/fp16 the count of that type's steps between
  * a and the exact result rounded to it (rounded up where a is not of the type). */
 static uint64_t out_ulp_distance(int dtype, float a, double exact) {
   int p, emin;
-  if (!narrow(dtype, &p, &emin)) return c1d_ulp_distance_to_double(a, exact);
+  if (!narrow(dtype, &p, &emin)) return ulp_distance_f32(a, (float)exact);
   const float r = rounded_once(dtype, exact);
   if (!isfinite(a) || !isfinite(r)) return c1d_ulp_distance(a, r);
   return (uint64_t)ceil(fabs(narrow_position(a, p, emin) - narrow_position(r, p, emin)));
@@ -109,7 +121,15 @@ static void add_ulp(partial *p, uint64_t d) {
 typedef struct out_round {
   double u, tiny, sides;
   double abs_scale, ratio_scale; /* the histograms' c1d_log_hist_scale, once for every element */
+  const c1d_log_hist_table *abs_table, *ratio_table; /* their look-up tables, or NULL (then the scales) */
 } out_round;
+
+static inline void hist_add(c1d_log_hist *h, const c1d_log_hist_table *t, double scale, double v) {
+  if (t)
+    c1d_log_hist_add_table(h, t, v);
+  else
+    c1d_log_hist_add_scaled(h, v, scale);
+}
 
 /* c: the element's position's (or, without terms_t, every element's) deterministic bound's gamma_n and
  * probabilistic one's lambda*sqrt(n)*u, both times m (c1d_bound_det, c1d_bound_prob: the same bits). */
@@ -144,7 +164,7 @@ static void add_element(partial *p, const c1d_metric_options *opt, const double 
   p->sum_sq_ref += b * b;
   p->fail_default += !c1d_allclose_element(a, b, C1D_DEFAULT_ATOL, C1D_DEFAULT_RTOL);
   p->fail_user += !c1d_allclose_element(a, b, opt->atol, opt->rtol);
-  if (opt->abs_err_hist) c1d_log_hist_add_scaled(&p->abs_hist, err, out->abs_scale);
+  if (opt->abs_err_hist) hist_add(&p->abs_hist, out->abs_table, out->abs_scale, err);
   if (opt->mag) {
     const double m = opt->mag[i];
     double det = c[0] * m, prob = c[1] * m;
@@ -160,7 +180,7 @@ static void add_element(partial *p, const c1d_metric_options *opt, const double 
     p->beyond_prob += prob_ratio > 1.0;
     if (det_ratio > p->max_det_ratio) p->max_det_ratio = det_ratio;
     if (prob_ratio > p->max_prob_ratio) p->max_prob_ratio = prob_ratio;
-    if (opt->bound_ratio_hist) c1d_log_hist_add_scaled(&p->ratio_hist, det_ratio, out->ratio_scale);
+    if (opt->bound_ratio_hist) hist_add(&p->ratio_hist, out->ratio_table, out->ratio_scale, det_ratio);
   }
 }
 
@@ -256,6 +276,10 @@ int c1d_metrics_compute(const float *cand, const double *ref, int64_t count,
   rounding.sides = opt->u > C1D_U_FP32 ? 2.0 : 1.0; /* a comparison (u doubled): both outputs were rounded */
   rounding.abs_scale = opt->abs_err_hist ? c1d_log_hist_scale(opt->abs_err_hist) : 0.0;
   rounding.ratio_scale = opt->bound_ratio_hist ? c1d_log_hist_scale(opt->bound_ratio_hist) : 0.0;
+  c1d_log_hist_table abs_table = {0}, ratio_table = {0};
+  rounding.abs_table = opt->abs_err_hist && c1d_log_hist_table_build(&abs_table, opt->abs_err_hist) == 0 ? &abs_table : NULL;
+  rounding.ratio_table =
+      opt->bound_ratio_hist && c1d_log_hist_table_build(&ratio_table, opt->bound_ratio_hist) == 0 ? &ratio_table : NULL;
   int failed = 0;
 #pragma omp parallel reduction(| : failed)
   {
@@ -282,6 +306,8 @@ int c1d_metrics_compute(const float *cand, const double *ref, int64_t count,
     }
   }
   free(coef);
+  c1d_log_hist_table_free(&abs_table);
+  c1d_log_hist_table_free(&ratio_table);
   if (failed) {
     free(total);
     free(block_sq);
