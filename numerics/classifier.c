@@ -290,8 +290,8 @@ static inline __attribute__((always_inline)) double element_residual(const c1d_c
   const c1d_layout *lay = &in->layout;
   const int64_t M = lay->N * lay->O * lay->L;
   const double y = in->ref[i], d = dl ? dl[i] : 0.0;
-  double wlo, whi;
-  bias_window(lay, x, i, in->cand[i], &wlo, &whi);
+  double wlo = 0.0, whi = 0.0; /* bias_window's without a bias: no call */
+  if (lay->bias) bias_window(lay, x, i, in->cand[i], &wlo, &whi);
   underflow_window(lay, i, y + d, &wlo, &whi);
   return residual_of(x, in->cand[i], y, d, bt ? bt[i] : 0.0, bt ? bt[M + i] : 0.0, wlo, whi);
 }

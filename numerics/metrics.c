@@ -36,10 +36,13 @@ void c1d_metric_options_default(c1d_metric_options *opt) {
   opt->lambda = C1D_DEFAULT_LAMBDA;
 }
 
-int c1d_allclose_element(double a, double b, double atol, double rtol) {
+/* c1d_allclose_element's test, here where the per-element loop inlines it. */
+static inline int allclose_element(double a, double b, double atol, double rtol) {
   if (!isfinite(a) || !isfinite(b)) return a == b; /* matching infinities pass, NaN never does */
   return fabs(a - b) <= atol + rtol * fabs(b);
 }
+
+int c1d_allclose_element(double a, double b, double atol, double rtol) { return allclose_element(a, b, atol, rtol); }
 
 // --- the output's own type --------------------------------------------------------------------------
 
@@ -122,6 +125,7 @@ typedef struct out_round {
   double u, tiny, sides;
   double abs_scale, ratio_scale; /* the histograms' c1d_log_hist_scale, once for every element */
   const c1d_log_hist_table *abs_table, *ratio_table; /* their look-up tables, or NULL (then the scales) */
+  int default_tolerances; /* opt's atol and rtol are the defaults: one allclose test serves both counts */
 } out_round;
 
 static inline void hist_add(c1d_log_hist *h, const c1d_log_hist_table *t, double scale, double v) {
@@ -162,8 +166,9 @@ static void add_element(partial *p, const c1d_metric_options *opt, const double 
     p->max_rel = err / fabs(b);
   p->sum_sq_err += err * err;
   p->sum_sq_ref += b * b;
-  p->fail_default += !c1d_allclose_element(a, b, C1D_DEFAULT_ATOL, C1D_DEFAULT_RTOL);
-  p->fail_user += !c1d_allclose_element(a, b, opt->atol, opt->rtol);
+  const int fail_default = !allclose_element(a, b, C1D_DEFAULT_ATOL, C1D_DEFAULT_RTOL);
+  p->fail_default += fail_default;
+  p->fail_user += out->default_tolerances ? fail_default : !allclose_element(a, b, opt->atol, opt->rtol);
   if (opt->abs_err_hist) hist_add(&p->abs_hist, out->abs_table, out->abs_scale, err);
   if (opt->mag) {
     const double m = opt->mag[i];
@@ -276,6 +281,7 @@ int c1d_metrics_compute(const float *cand, const double *ref, int64_t count,
   rounding.sides = opt->u > C1D_U_FP32 ? 2.0 : 1.0; /* a comparison (u doubled): both outputs were rounded */
   rounding.abs_scale = opt->abs_err_hist ? c1d_log_hist_scale(opt->abs_err_hist) : 0.0;
   rounding.ratio_scale = opt->bound_ratio_hist ? c1d_log_hist_scale(opt->bound_ratio_hist) : 0.0;
+  rounding.default_tolerances = opt->atol == C1D_DEFAULT_ATOL && opt->rtol == C1D_DEFAULT_RTOL;
   c1d_log_hist_table abs_table = {0}, ratio_table = {0};
   rounding.abs_table = opt->abs_err_hist && c1d_log_hist_table_build(&abs_table, opt->abs_err_hist) == 0 ? &abs_table : NULL;
   rounding.ratio_table =
