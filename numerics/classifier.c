@@ -160,13 +160,17 @@ static void bug_place(const c1d_region *g, char *buf, size_t size) {
 
 /* y rounded once to the output type (0 fp32, 1 bf16, 2 fp16): through float32 rounded to odd, which
  * keeps the one rounding exact for the narrower types. */
-static float correctly_rounded(int dtype, double y) {
+static float correctly_rounded_narrow(int dtype, double y) {
   float f = (float)y;
-  if (dtype != 1 && dtype != 2) return f;
   if (!isfinite(f)) return f;
   if (fabs((double)f) > fabs(y)) f = nextafterf(f, 0.0f);
   if ((double)f != y) f = c1d_bits_float(c1d_float_bits(f) | 1u);
   return dtype == 1 ? c1d_round_bf16(f) : c1d_round_fp16(f);
+}
+
+/* float32's case here, where the per-element loops inline it; the narrow types' out of line. */
+static inline float correctly_rounded(int dtype, double y) {
+  return dtype != 1 && dtype != 2 ? (float)y : correctly_rounded_narrow(dtype, y);
 }
 
 enum { STORE_NONE, STORE_BF16, STORE_FP16 };
@@ -246,14 +250,28 @@ static void underflow_window(const c1d_layout *lay, int64_t i, double p, double 
   if (-p > *hi) *hi = -p;
 }
 
+/* c ? a : b by masks, never a branch (the compiler makes one of a ternary: here a coin's toss); both
+ * values computed, the bits of the chosen one returned. */
+static inline double select_double(int c, double a, double b) {
+  uint64_t ua, ub;
+  memcpy(&ua, &a, sizeof ua);
+  memcpy(&ub, &b, sizeof ub);
+  const uint64_t m = (uint64_t)0 - (uint64_t)(c != 0);
+  const uint64_t u = (ua & m) | (ub & ~m);
+  double v;
+  memcpy(&v, &u, sizeof v);
+  return v;
+}
+
 /* The distance of a from what x predicts: y + delta, plus kappa times the truncation bias (anywhere
  * between its two groupings b1, b2), within the output format's rounding interval, widened by the
  * window [wlo, whi] of the bias's roundings. */
-static double residual_of(const explan *x, float a, double y, double delta, double b1, double b2,
-                          double wlo, double whi) {
+static inline __attribute__((always_inline)) double residual_of(const explan *x, float a, double y, double delta,
+                                                                double b1, double b2, double wlo, double whi) {
   const double r = (double)a - (y + delta);
   if (!isfinite(r)) return INFINITY; /* the model overflows (fp16 of a large input): it explains nothing */
-  double lo = x->kappa * (b1 < b2 ? b1 : b2) + wlo, hi = x->kappa * (b1 < b2 ? b2 : b1) + whi;
+  const int b_order = b1 < b2;
+  double lo = x->kappa * select_double(b_order, b1, b2) + wlo, hi = x->kappa * select_double(b_order, b2, b1) + whi;
   if (x->store != STORE_NONE) {
     /* A sum stored before SiLU: SiLU in y's own type is within 1.74 of its ulps of the exact SiLU of the
      * stored sum (PyTorch 1.13's bf16 F.silu on 10^6 values), so that model's window is 2 ulps each side. */
@@ -261,18 +279,19 @@ static double residual_of(const explan *x, float a, double y, double delta, doub
     lo -= h;
     hi += h;
   }
-  return r > hi ? r - hi : r < lo ? r - lo : 0.0;
+  /* both sides computed, then selected: r's sign is a coin's toss, no branch to mispredict */
+  return select_double(r > hi, r - hi, select_double(r < lo, r - lo, 0.0));
 }
 
 /* The residual of element i under x from the full model arrays (dl, bt: NULL where x needs none), within
  * every window the tests allow: what full_pass_run measures. */
-static double element_residual(const c1d_classifier_input *in, const explan *x, const float *dl, const float *bt,
-                               int64_t i) {
+static inline __attribute__((always_inline)) double element_residual(const c1d_classifier_input *in, const explan *x,
+                                                                     const float *dl, const float *bt, int64_t i) {
   const c1d_layout *lay = &in->layout;
   const int64_t M = lay->N * lay->O * lay->L;
   const double y = in->ref[i], d = dl ? dl[i] : 0.0;
-  double wlo, whi;
-  bias_window(lay, x, i, in->cand[i], &wlo, &whi);
+  double wlo = 0.0, whi = 0.0; /* bias_window's without a bias: no call */
+  if (lay->bias) bias_window(lay, x, i, in->cand[i], &wlo, &whi);
   underflow_window(lay, i, y + d, &wlo, &whi);
   return residual_of(x, in->cand[i], y, d, bt ? bt[i] : 0.0, bt ? bt[M + i] : 0.0, wlo, whi);
 }
@@ -921,7 +940,8 @@ static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_p
           if (!(s[k] > 0)) continue;
           const double y = in->ref[i], rv = r[w][k];
           p->q2[i] = (float)(q[w][k] * q[w][k]);
-          p->sign[i] = !isfinite(rv) ? C1D_SIGN_NONE : rv > 0 ? C1D_SIGN_POS : rv < 0 ? C1D_SIGN_NEG : C1D_SIGN_NONE;
+          /* as flags, not branches (a residual's sign is a coin's toss): POS 1, NEG 2, NONE 0 */
+          p->sign[i] = (unsigned char)((isfinite(rv) != 0) * ((rv > 0) * C1D_SIGN_POS + (rv < 0) * C1D_SIGN_NEG));
           row_r2 += rv * rv;
           seg_inv += 1.0 / (s[k] * s[k]);
           row_count++;

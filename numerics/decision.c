@@ -117,7 +117,13 @@ static int sums_alloc(sums *s, const c1d_layout *lay, int is_signed) {
 /* The signed q of element i: sqrt(q2), negative where the residual is. */
 static double signed_q(const float *q2, const unsigned char *sign, int64_t i) {
   const double q = sqrt((double)q2[i]);
-  return sign[i] == C1D_SIGN_NEG ? -q : q;
+  /* -q by its sign bit (what negation does), never a branch: a residual's sign is a coin's toss */
+  uint64_t u;
+  memcpy(&u, &q, sizeof u);
+  u ^= (uint64_t)(sign[i] == C1D_SIGN_NEG) << 63;
+  double v;
+  memcpy(&v, &u, sizeof v);
+  return v;
 }
 
 /* Elements per row of one task of sums_compute: whole segments. */

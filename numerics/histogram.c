@@ -2,6 +2,7 @@
 #include "numerics/histogram.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void c1d_log_hist_init(c1d_log_hist *h, double lo_log10, double hi_log10, int bins) {
@@ -57,6 +58,47 @@ void c1d_log_hist_add_scaled(c1d_log_hist *h, double v, double scale) {
   while (i > 0 && v < h->edge[i]) i--;
   while (i < h->bins - 1 && v >= h->edge[i + 1]) i++;
   h->counts[i]++;
+}
+
+static double from_bits(uint64_t b) {
+  double v;
+  memcpy(&v, &b, sizeof v);
+  return v;
+}
+
+int c1d_log_hist_table_build(c1d_log_hist_table *t, const c1d_log_hist *h) {
+  memset(t, 0, sizeof *t);
+  const int bins = h->bins;
+  if (bins < 1 || bins > 255 || c1d_log_hist_scale(h) == 0.0) return -1;
+  if (!(h->edge[0] > 0.0) || !isfinite(h->edge[bins])) return -1;
+  uint64_t b0, b1;
+  memcpy(&b0, &h->edge[0], sizeof b0);
+  memcpy(&b1, &h->edge[bins], sizeof b1);
+  for (int m = 4; m <= 12; m++) { /* the fewest mantissa bits that part every two edges */
+    const int shift = 52 - m;
+    const uint64_t k0 = b0 >> shift, keys = (b1 >> shift) - k0 + 1;
+    if (keys > (1u << 16)) return -1;
+    unsigned char *bin = malloc((size_t)keys);
+    if (!bin) return -1;
+    int j = 0, ok = 1;
+    for (uint64_t k = 0; k < keys && ok; k++) {
+      const double lo = from_bits((k0 + k) << shift), next = from_bits((k0 + k + 1) << shift);
+      while (j < bins - 1 && h->edge[j + 1] <= lo) j++; /* the bin of lo (0 below edge[0]) */
+      bin[k] = (unsigned char)j;
+      if (j + 2 <= bins - 1 && h->edge[j + 2] < next) ok = 0; /* two edges above lo in this range */
+    }
+    if (ok) {
+      t->shift = shift, t->key0 = k0, t->keys = keys, t->bin = bin;
+      return 0;
+    }
+    free(bin);
+  }
+  return -1;
+}
+
+void c1d_log_hist_table_free(c1d_log_hist_table *t) {
+  free(t->bin);
+  memset(t, 0, sizeof *t);
 }
 
 void c1d_log_hist_merge(c1d_log_hist *dst, const c1d_log_hist *src) {

@@ -36,10 +36,13 @@ void c1d_metric_options_default(c1d_metric_options *opt) {
   opt->lambda = C1D_DEFAULT_LAMBDA;
 }
 
-int c1d_allclose_element(double a, double b, double atol, double rtol) {
+/* c1d_allclose_element's test, here where the per-element loop inlines it. */
+static inline int allclose_element(double a, double b, double atol, double rtol) {
   if (!isfinite(a) || !isfinite(b)) return a == b; /* matching infinities pass, NaN never does */
   return fabs(a - b) <= atol + rtol * fabs(b);
 }
+
+int c1d_allclose_element(double a, double b, double atol, double rtol) { return allclose_element(a, b, atol, rtol); }
 
 // --- the output's own type --------------------------------------------------------------------------
 
@@ -83,11 +86,23 @@ static double narrow_position(double v, int p, int emin) {
   return v < 0 ? -pos : pos;
 }
 
+/* c1d_ulp_distance (numerics/ulp.c), here where the per-element loop can inline it. */
+static inline uint64_t ulp_distance_f32(float a, float b) {
+  const int an = isnan(a), bn = isnan(b);
+  if (an || bn) return (an && bn) ? 0 : C1D_ULP_INFINITE;
+  if (isinf(a) != isinf(b)) return C1D_ULP_INFINITE;
+  const uint32_t ua = c1d_float_bits(a), ub = c1d_float_bits(b);
+  const int64_t pa = (ua & 0x80000000u) ? -(int64_t)(ua & 0x7fffffffu) : (int64_t)(ua & 0x7fffffffu);
+  const int64_t pb = (ub & 0x80000000u) ? -(int64_t)(ub & 0x7fffffffu) : (int64_t)(ub & 0x7fffffffu);
+  const int64_t d = pa - pb;
+  return (uint64_t)(d < 0 ? -d : d);
+}
+
 /* ULP distance in the output's type: float32's, or for bf16/fp16 the count of that type's steps between
  * a and the exact result rounded to it (rounded up where a is not of the type). */
 static uint64_t out_ulp_distance(int dtype, float a, double exact) {
   int p, emin;
-  if (!narrow(dtype, &p, &emin)) return c1d_ulp_distance_to_double(a, exact);
+  if (!narrow(dtype, &p, &emin)) return ulp_distance_f32(a, (float)exact);
   const float r = rounded_once(dtype, exact);
   if (!isfinite(a) || !isfinite(r)) return c1d_ulp_distance(a, r);
   return (uint64_t)ceil(fabs(narrow_position(a, p, emin) - narrow_position(r, p, emin)));
@@ -109,7 +124,16 @@ static void add_ulp(partial *p, uint64_t d) {
 typedef struct out_round {
   double u, tiny, sides;
   double abs_scale, ratio_scale; /* the histograms' c1d_log_hist_scale, once for every element */
+  const c1d_log_hist_table *abs_table, *ratio_table; /* their look-up tables, or NULL (then the scales) */
+  int default_tolerances; /* opt's atol and rtol are the defaults: one allclose test serves both counts */
 } out_round;
+
+static inline void hist_add(c1d_log_hist *h, const c1d_log_hist_table *t, double scale, double v) {
+  if (t)
+    c1d_log_hist_add_table(h, t, v);
+  else
+    c1d_log_hist_add_scaled(h, v, scale);
+}
 
 /* c: the element's position's (or, without terms_t, every element's) deterministic bound's gamma_n and
  * probabilistic one's lambda*sqrt(n)*u, both times m (c1d_bound_det, c1d_bound_prob: the same bits). */
@@ -142,9 +166,10 @@ static void add_element(partial *p, const c1d_metric_options *opt, const double 
     p->max_rel = err / fabs(b);
   p->sum_sq_err += err * err;
   p->sum_sq_ref += b * b;
-  p->fail_default += !c1d_allclose_element(a, b, C1D_DEFAULT_ATOL, C1D_DEFAULT_RTOL);
-  p->fail_user += !c1d_allclose_element(a, b, opt->atol, opt->rtol);
-  if (opt->abs_err_hist) c1d_log_hist_add_scaled(&p->abs_hist, err, out->abs_scale);
+  const int fail_default = !allclose_element(a, b, C1D_DEFAULT_ATOL, C1D_DEFAULT_RTOL);
+  p->fail_default += fail_default;
+  p->fail_user += out->default_tolerances ? fail_default : !allclose_element(a, b, opt->atol, opt->rtol);
+  if (opt->abs_err_hist) hist_add(&p->abs_hist, out->abs_table, out->abs_scale, err);
   if (opt->mag) {
     const double m = opt->mag[i];
     double det = c[0] * m, prob = c[1] * m;
@@ -160,7 +185,7 @@ static void add_element(partial *p, const c1d_metric_options *opt, const double 
     p->beyond_prob += prob_ratio > 1.0;
     if (det_ratio > p->max_det_ratio) p->max_det_ratio = det_ratio;
     if (prob_ratio > p->max_prob_ratio) p->max_prob_ratio = prob_ratio;
-    if (opt->bound_ratio_hist) c1d_log_hist_add_scaled(&p->ratio_hist, det_ratio, out->ratio_scale);
+    if (opt->bound_ratio_hist) hist_add(&p->ratio_hist, out->ratio_table, out->ratio_scale, det_ratio);
   }
 }
 
@@ -256,6 +281,11 @@ int c1d_metrics_compute(const float *cand, const double *ref, int64_t count,
   rounding.sides = opt->u > C1D_U_FP32 ? 2.0 : 1.0; /* a comparison (u doubled): both outputs were rounded */
   rounding.abs_scale = opt->abs_err_hist ? c1d_log_hist_scale(opt->abs_err_hist) : 0.0;
   rounding.ratio_scale = opt->bound_ratio_hist ? c1d_log_hist_scale(opt->bound_ratio_hist) : 0.0;
+  rounding.default_tolerances = opt->atol == C1D_DEFAULT_ATOL && opt->rtol == C1D_DEFAULT_RTOL;
+  c1d_log_hist_table abs_table = {0}, ratio_table = {0};
+  rounding.abs_table = opt->abs_err_hist && c1d_log_hist_table_build(&abs_table, opt->abs_err_hist) == 0 ? &abs_table : NULL;
+  rounding.ratio_table =
+      opt->bound_ratio_hist && c1d_log_hist_table_build(&ratio_table, opt->bound_ratio_hist) == 0 ? &ratio_table : NULL;
   int failed = 0;
 #pragma omp parallel reduction(| : failed)
   {
@@ -282,6 +312,8 @@ int c1d_metrics_compute(const float *cand, const double *ref, int64_t count,
     }
   }
   free(coef);
+  c1d_log_hist_table_free(&abs_table);
+  c1d_log_hist_table_free(&ratio_table);
   if (failed) {
     free(total);
     free(block_sq);

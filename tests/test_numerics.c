@@ -220,6 +220,53 @@ Test(histogram, puts_values_in_log_spaced_bins) {
   cr_assert_float_eq(c1d_log_hist_edge(&h, 3), 1.0, 1e-12);
 }
 
+/* The look-up table's bin is c1d_log_hist_add's on every value: random values over and around the range,
+ * the edges themselves and their neighbours, in the run's layouts and odd ones (one bin, 128 bins, bins
+ * too narrow for a table, equal edges). */
+Test(histogram, table_gives_the_same_bins_as_the_plain_add) {
+  const struct { double lo, hi; int bins; } layouts[] = {
+      {-12, 2, 56}, {-6, 3, 36}, {-3, 3, 6}, {0, 1, 1}, {-300, 300, 128}, {-1, 1, 128}, {-1e-3, 1e-3, 100},
+      {-40, -38, 7}, {1, 1 + 1e-14, 3}};
+  uint64_t state = 12345;
+  for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
+    c1d_log_hist a, t;
+    c1d_log_hist_init(&a, layouts[l].lo, layouts[l].hi, layouts[l].bins);
+    for (int eq = 0; eq < 2; eq++) {
+      if (eq) a.edge[a.bins / 2] = a.edge[a.bins / 2 + 1 <= a.bins ? a.bins / 2 + 1 : a.bins]; /* equal edges */
+      t = a;
+      c1d_log_hist_table table;
+      if (c1d_log_hist_table_build(&table, &t) != 0) continue; /* no table: the plain add is used */
+      for (int k = 0; k < 200000; k++) {
+        double v;
+        if (k < 4 * (a.bins + 1)) { /* each edge, one step either side, and its negative */
+          const double e = a.edge[k / 4];
+          v = (k % 4 == 0) ? e : (k % 4 == 1) ? nextafter(e, 0) : (k % 4 == 2) ? nextafter(e, INFINITY) : -e;
+        } else {
+          state = state * 6364136223846793005ull + 1442695040888963407ull;
+          const double u = (double)(state >> 11) * 0x1p-53;
+          v = pow(10.0, a.lo_log10 - 1.0 + u * (a.hi_log10 - a.lo_log10 + 2.0));
+        }
+        c1d_log_hist_add(&a, v);
+        c1d_log_hist_add_table(&t, &table, v);
+      }
+      c1d_log_hist_add(&a, 0.0), c1d_log_hist_add_table(&t, &table, 0.0);
+      c1d_log_hist_add(&a, NAN), c1d_log_hist_add_table(&t, &table, NAN);
+      c1d_log_hist_add(&a, -INFINITY), c1d_log_hist_add_table(&t, &table, -INFINITY);
+      cr_assert(memcmp(a.counts, t.counts, sizeof a.counts) == 0, "layout %zu (equal edges %d)", l, eq);
+      cr_assert(a.zero == t.zero && a.below == t.below && a.above == t.above && a.nonfinite == t.nonfinite);
+      c1d_log_hist_table_free(&table);
+    }
+  }
+  c1d_log_hist h; /* the run's own layouts have tables */
+  c1d_log_hist_table table;
+  c1d_log_hist_init(&h, -12, 2, 56);
+  cr_assert_eq(c1d_log_hist_table_build(&table, &h), 0);
+  c1d_log_hist_table_free(&table);
+  c1d_log_hist_init(&h, -6, 3, 36);
+  cr_assert_eq(c1d_log_hist_table_build(&table, &h), 0);
+  c1d_log_hist_table_free(&table);
+}
+
 // --- metrics ------------------------------------------------------------------------------------
 
 Test(metrics, measures_a_known_candidate) {
