@@ -209,21 +209,6 @@ static bool dw_nlc_rolls(const c1d_shape *s) {
   return s->dt.x == C1D_DTYPE_F32 && s->K >= 3 && s->act == C1D_ACT_NONE;
 }
 
-/* Whether the channel-last ring runs in thread pairs (dw_fast_nlc_pairs_kernel): the launcher's choice
- * for 16-bit x from K = 4 where every tensor has x's type and there is no activation (PLAIN), unless
- * C1D_DW_NLC_KERNEL names another ring kernel (=pairs asks for it from K = 1). Its grid covers the
- * problem, one strip a thread, so not beyond the grid's limits. Measured on the H200 (notes/depthwise.md,
- * sixth session), bf16 against the window kernel: K = 4 82-88 % of the copy on medium problems where
- * the window kernel had 80-85; K = 6 and 8 85 % where it had 55-75; K = 2 and 3 mixed, up to 7 points
- * lower. */
-static bool dw_nlc_pairs(const c1d_shape *s, bool plain, int64_t strip, int V, dim3 block) {
-  if (s->dt.x == C1D_DTYPE_F32 || !plain) return false;
-  if (dw_env_is("C1D_DW_NLC_KERNEL", "window") || dw_env_is("C1D_DW_NLC_KERNEL", "rolling")) return false;
-  if (s->K < 4 && !dw_env_is("C1D_DW_NLC_KERNEL", "pairs")) return false;
-  const int64_t gx = c1d_ceil_div(2 * (s->C / V), block.x), gy = c1d_ceil_div(c1d_ceil_div(s->L, strip), block.y);
-  return gx <= C1D_GRID_X_MAX && gy <= C1D_GRID_YZ_MAX && s->N <= C1D_GRID_YZ_MAX;
-}
-
 /* The pairs kernel's strip, from the blocks it gives (64 ring columns each) against the device's slots
  * for them (NLC_PAIR_BLOCKS per SM): from 4 positions, doubled while the blocks exceed one wave, up to
  * 16 for K <= 4 and 32 beyond (a strip also reads the K - 1 rows before it and the weights); then 32
@@ -245,6 +230,24 @@ static int64_t dw_nlc_pair_strip(const c1d_shape *s, int V) {
   while (strip < (s->K <= 4 ? 16 : 32) && blocks(strip) > slots) strip *= 2;
   if (strip == 16 && blocks(16) > slots && 2 * blocks(16) < 3 * slots) strip = 32;
   return strip;
+}
+
+/* Whether the channel-last ring runs in thread pairs (dw_fast_nlc_pairs_kernel): the launcher's choice
+ * for 16-bit x from K = 4 where every tensor has x's type and there is no activation (PLAIN), unless
+ * C1D_DW_NLC_KERNEL names another ring kernel (=pairs asks for it from K = 1). Its grid covers the
+ * problem, one strip a thread, so not beyond the grid's limits. Returns its strip (dw_nlc_pair_strip),
+ * or 0 where the window or rolling kernel runs. Measured on the H200 (notes/depthwise.md,
+ * sixth session), bf16 against the window kernel: K = 4 82-88 % of the copy on medium problems where
+ * the window kernel had 80-85; K = 6 and 8 85 % where it had 55-75; K = 2 and 3 mixed, up to 7 points
+ * lower. */
+static int64_t dw_nlc_pairs(const c1d_shape *s, bool plain, int V) {
+  if (s->dt.x == C1D_DTYPE_F32 || !plain) return 0;
+  if (dw_env_is("C1D_DW_NLC_KERNEL", "window") || dw_env_is("C1D_DW_NLC_KERNEL", "rolling")) return 0;
+  if (s->K < 4 && !dw_env_is("C1D_DW_NLC_KERNEL", "pairs")) return 0;
+  const int64_t strip = dw_nlc_pair_strip(s, V);
+  const dim3 block = dw_block(2 * (s->C / V), DW_NLC_RING_THREADS);
+  const int64_t gx = c1d_ceil_div(2 * (s->C / V), block.x), gy = c1d_ceil_div(c1d_ceil_div(s->L, strip), block.y);
+  return gx <= C1D_GRID_X_MAX && gy <= C1D_GRID_YZ_MAX && s->N <= C1D_GRID_YZ_MAX ? strip : 0;
 }
 
 /* Asks for the largest shared-memory share of the L1 for a ring kernel, once per kernel: its blocks
@@ -310,9 +313,9 @@ static c1d_status launch_dw_fast(const c1d_shape *s, const float *x, const float
     const bool rolling = dw_env_is("C1D_DW_NLC_KERNEL", "rolling") ||
                          (dw_nlc_rolls(s) && !dw_env_is("C1D_DW_NLC_KERNEL", "window"));
     const bool ring = !dilated && !registers;
-    const bool pairs = ring && dw_nlc_pairs(s, plain, dw_nlc_pair_strip(s, V), V,
-                                            dw_block(2 * (s->C / V), DW_NLC_RING_THREADS));
-    const int64_t strip = !ring ? dw_nlc_strip(s, V) : pairs ? dw_nlc_pair_strip(s, V) : dw_nlc_ring_strip(s, V);
+    const int64_t pair_strip = ring ? dw_nlc_pairs(s, plain, V) : 0; /* 0: not the pairs kernel */
+    const bool pairs = pair_strip > 0;
+    const int64_t strip = !ring ? dw_nlc_strip(s, V) : pairs ? pair_strip : dw_nlc_ring_strip(s, V);
     kernel = dw_pick_for(s, dilated     ? DW_NLC_DILATED
                             : registers ? DW_NLC_REGISTERS
                             : pairs     ? DW_NLC_PAIRS
