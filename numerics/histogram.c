@@ -26,22 +26,7 @@ void c1d_log_hist_add(c1d_log_hist *h, double v) { c1d_log_hist_add_scaled(h, v,
 
 void c1d_log_hist_add_scaled(c1d_log_hist *h, double v, double scale) {
   v = fabs(v);
-  if (!isfinite(v)) {
-    h->nonfinite++;
-    return;
-  }
-  if (v == 0.0) {
-    h->zero++;
-    return;
-  }
-  if (v < h->edge[0]) {
-    h->below++;
-    return;
-  }
-  if (v >= h->edge[h->bins]) {
-    h->above++;
-    return;
-  }
+  if (c1d_log_hist_count_outside(h, v)) return;
   /* log10(v) from v's binary exponent and mantissa (within 0.03 of it), then the edges decide: with
    * edges in order, the bin of v whatever the estimate, which may then save its division (scale). */
   uint64_t bits;

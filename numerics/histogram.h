@@ -48,24 +48,31 @@ typedef struct c1d_log_hist_table {
 int c1d_log_hist_table_build(c1d_log_hist_table *t, const c1d_log_hist *h);
 void c1d_log_hist_table_free(c1d_log_hist_table *t);
 
-static inline void c1d_log_hist_add_table(c1d_log_hist *h, const c1d_log_hist_table *t, double v) {
-  v = fabs(v);
+/* Counts |v| where it falls in no bin (not finite, zero, below or above the range) and returns 1; else 0.
+ * The first step of every add. */
+static inline int c1d_log_hist_count_outside(c1d_log_hist *h, double v) {
   if (!isfinite(v)) {
     h->nonfinite++;
-    return;
+    return 1;
   }
   if (v == 0.0) {
     h->zero++;
-    return;
+    return 1;
   }
   if (v < h->edge[0]) {
     h->below++;
-    return;
+    return 1;
   }
   if (v >= h->edge[h->bins]) {
     h->above++;
-    return;
+    return 1;
   }
+  return 0;
+}
+
+static inline void c1d_log_hist_add_table(c1d_log_hist *h, const c1d_log_hist_table *t, double v) {
+  v = fabs(v);
+  if (c1d_log_hist_count_outside(h, v)) return;
   uint64_t bits;
   memcpy(&bits, &v, sizeof bits);
   int i = t->bin[(bits >> t->shift) - t->key0];

@@ -86,23 +86,11 @@ static double narrow_position(double v, int p, int emin) {
   return v < 0 ? -pos : pos;
 }
 
-/* c1d_ulp_distance (numerics/ulp.c), here where the per-element loop can inline it. */
-static inline uint64_t ulp_distance_f32(float a, float b) {
-  const int an = isnan(a), bn = isnan(b);
-  if (an || bn) return (an && bn) ? 0 : C1D_ULP_INFINITE;
-  if (isinf(a) != isinf(b)) return C1D_ULP_INFINITE;
-  const uint32_t ua = c1d_float_bits(a), ub = c1d_float_bits(b);
-  const int64_t pa = (ua & 0x80000000u) ? -(int64_t)(ua & 0x7fffffffu) : (int64_t)(ua & 0x7fffffffu);
-  const int64_t pb = (ub & 0x80000000u) ? -(int64_t)(ub & 0x7fffffffu) : (int64_t)(ub & 0x7fffffffu);
-  const int64_t d = pa - pb;
-  return (uint64_t)(d < 0 ? -d : d);
-}
-
 /* ULP distance in the output's type: float32's, or for bf16/fp16 the count of that type's steps between
  * a and the exact result rounded to it (rounded up where a is not of the type). */
 static uint64_t out_ulp_distance(int dtype, float a, double exact) {
   int p, emin;
-  if (!narrow(dtype, &p, &emin)) return ulp_distance_f32(a, (float)exact);
+  if (!narrow(dtype, &p, &emin)) return c1d_ulp_distance_inline(a, (float)exact);
   const float r = rounded_once(dtype, exact);
   if (!isfinite(a) || !isfinite(r)) return c1d_ulp_distance(a, r);
   return (uint64_t)ceil(fabs(narrow_position(a, p, emin) - narrow_position(r, p, emin)));
