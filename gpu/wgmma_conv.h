@@ -7,8 +7,14 @@
  * zeros), already rounded to TF32 (rna, as c1d_round_tf32_rna) and, for 3xTF32, split into
  * big = tf32(w) and small = tf32(w - big). The bulk tensor copy brings a block's slab of it (BN rows x 32
  * reduction entries per part) into shared memory in the 128-byte swizzle wgmma reads.
- * A (im2col of x) is never built: each slab's x window (gpu/conv_stage.h, cp.async) is read by the lanes
- * in wgmma's A-fragment order and rounded (and split) in registers.
+ * A (im2col of x) is never built: each slab's x window is read by the lanes in wgmma's A-fragment order
+ * and rounded (and split) in registers. The window comes by the bulk tensor copy too, one box of
+ * CPS channels x (128 + pad) times for both warpgroups, whose zero fill outside the tensor is the causal
+ * pad and the channel padding ("tensor-copy x": rows of x 16-byte aligned, a pad of at most 120); else
+ * each warpgroup stages its own window by cp.async (gpu/conv_stage.h) and meets at a named barrier.
+ * The tensor-copy path was measured 2x faster (notes/fast-kernels.md, issue 25): per slab a warp ran
+ * about 290 instructions on the cp.async path (index divisions, address arithmetic, barriers), with
+ * two warps per scheduler to hide their latencies; the copy engine takes that work off the warps.
  *
  * The named tiles: WGC_THREADS = 256 (two warpgroups, each 64 times of the block's 128), BN output
  * channels (the wgmma N: 256 for 1xTF32, 128 for 3xTF32, whose chain partial needs a second set of
@@ -67,11 +73,37 @@ typedef struct wgc_plan {
   int stages;        /* buffers (3..5); slabs issued ahead = stages - 2 */
   int stage_bytes;   /* weights + two x windows, rounded up to 1024 */
   int64_t smem;      /* dynamic shared memory: stages, their barriers, 1024 bytes of alignment slack */
+  int mc;            /* CTAs per cluster along time (1, 2, 4), sharing each weight slab by multicast */
+  int64_t ntx;       /* time tiles of WGC_BM */
+  int xt;            /* x windows by the bulk tensor copy (one window of 128 + pad times per block, row
+                      * stride xw); else by cp.async (one window of 64 + pad per warpgroup) */
 } wgc_plan;
 
 static inline int wgc_kp(int64_t K) { return K <= 1 ? 1 : K <= 2 ? 2 : K <= 4 ? 4 : 8; }
 
-static inline wgc_plan wgc_make_plan(const c1d_shape *s, int x3) {
+/* Why clusters: every block streams the whole weight matrix (C*KP x BN floats) through L2 for 128 times'
+ * worth of outputs; a cluster of mc blocks on neighbouring time tiles loads each slab once, each block a
+ * 1/mc share multicast to all, so L2 serves 1/mc of the weight bytes. C1D_WGC_CLUSTER=1|2|4 fixes the
+ * size (measured in notes/fast-kernels.md); it shrinks while the problem has fewer time tiles. */
+static inline int wgc_cluster_size(int64_t ntx) {
+  int mc = 1;
+  const char *e = getenv("C1D_WGC_CLUSTER");
+  if (e && (!strcmp(e, "1") || !strcmp(e, "2") || !strcmp(e, "4"))) mc = atoi(e);
+  while (mc > 1 && ntx < mc) mc /= 2;
+  return mc;
+}
+
+/* Whether the tensor-copy x path can take the shape: rows of x whose byte stride is a multiple of 16 (and
+ * x itself 16-byte aligned: checked per run), a window box of at most 256 times, 32-bit coordinates.
+ * C1D_WGC_XCOPY=cp forces the cp.async path (the tests compare the two). */
+static inline int wgc_xt_possible(const c1d_shape *s) {
+  const char *e = getenv("C1D_WGC_XCOPY");
+  if (e && !strcmp(e, "cp")) return 0;
+  return s->L % 4 == 0 && c1d_window_stride(s, WGC_BM) <= 256 && s->L < INT32_MAX - 512 && s->C < INT32_MAX &&
+         s->N < INT32_MAX;
+}
+
+static inline wgc_plan wgc_make_plan(const c1d_shape *s, int x3, int xt) {
   wgc_plan p;
   const int bn = x3 ? wgc_tile<true>::BN : wgc_tile<false>::BN;
   const int wbytes = x3 ? wgc_tile<true>::WBYTES : wgc_tile<false>::WBYTES;
@@ -82,23 +114,26 @@ static inline wgc_plan wgc_make_plan(const c1d_shape *s, int x3) {
   p.r = p.cpad * p.kp;
   p.opad = c1d_ceil_div(s->O, bn) * bn;
   p.nslab = p.r / WGC_SLAB;
-  p.xw = (int)c1d_window_stride(s, WGC_BM / 2);
+  p.xt = xt;
+  p.xw = (int)c1d_window_stride(s, xt ? WGC_BM : WGC_BM / 2);
   p.pada = (int)c1d_pad_aligned(s);
-  const int64_t stage = wbytes + 2 * (int64_t)p.cps * p.xw * 4;
+  const int64_t stage = wbytes + (xt ? 1 : 2) * (int64_t)p.cps * p.xw * 4;
   p.stage_bytes = stage > INT32_MAX / 8 ? INT32_MAX / 8 : (int)((stage + 1023) / 1024 * 1024);
   for (p.stages = WGC_MAX_STAGES; p.stages > 3; p.stages--)
     if (p.stages * (int64_t)p.stage_bytes + 16 * p.stages + 1024 <= C1D_SMEM_OPTIN_MAX) break;
   p.smem = p.stages * (int64_t)p.stage_bytes + 16 * p.stages + 1024;
+  p.ntx = c1d_ceil_div(s->L, WGC_BM);
+  p.mc = wgc_cluster_size(p.ntx);
   return p;
 }
 
 /* NULL, or why the engine cannot run the shape here. */
 static inline const char *wgc_supported(const c1d_shape *s, int x3) {
   if (s->K > 8) return "K > 8: the tensor-core kernels cover at most 8 taps per channel";
-  if (c1d_pad(s) > (INT64_C(1) << 20) || wgc_make_plan(s, x3).smem > C1D_SMEM_OPTIN_MAX)
+  if (c1d_pad(s) > (INT64_C(1) << 20) || wgc_make_plan(s, x3, 0).smem > C1D_SMEM_OPTIN_MAX)
     return "the staged windows of (K-1)*D + 64 inputs per channel, three stages deep, exceed the "
            "227 KiB of shared memory a block may use";
-  if (s->O > INT32_MAX || wgc_make_plan(s, x3).r > INT32_MAX)
+  if (s->O > INT32_MAX || wgc_make_plan(s, x3, 0).r > INT32_MAX)
     return "O or C*K beyond the bulk tensor copy's 32-bit coordinates";
   if (!c1d_gpu_unavailable()) {
     c1d_gpu_info info;
@@ -164,11 +199,11 @@ static __device__ __forceinline__ void wgc_cp_wait(int stages) {
   else c1d_cp_async_wait<0>();
 }
 
-template <bool X3, int KP>
+template <bool X3, int KP, int MC, bool XT>
 __global__ void __launch_bounds__(WGC_THREADS, 1)
-    wgc_conv_kernel(const __grid_constant__ CUtensorMap wmap, const c1d_shape s, const wgc_plan p,
-                    const int xvec, const float *__restrict__ x, const float *__restrict__ b,
-                    float *__restrict__ y) {
+    wgc_conv_kernel(const __grid_constant__ CUtensorMap wmap, const __grid_constant__ CUtensorMap xmap,
+                    const c1d_shape s, const wgc_plan p, const int xvec, const float *__restrict__ x,
+                    const float *__restrict__ b, float *__restrict__ y) {
   using T = wgc_tile<X3>;
   constexpr int CPS = WGC_SLAB / KP, NREG = T::NREG, BN = T::BN, HALF = WGC_BM / 2;
   extern __shared__ uint8_t wgc_smem_raw[];
@@ -179,29 +214,38 @@ __global__ void __launch_bounds__(WGC_THREADS, 1)
   const int tid = threadIdx.x, wg = tid >> 7, wtid = tid & 127, warp = (tid >> 5) & 3, lane = tid & 31,
             g = lane >> 2, q = lane & 3;
   const int K = (int)s.K, D = K > 1 ? (int)s.D : 0, pad = (K - 1) * D;
-  const int xbytes = CPS * p.xw * 4; /* one warpgroup's window */
-  /* The lane's offsets in its warpgroup's window: k-step ks of a slab, column q + 4h, row g (+8). */
+  const int xbytes = CPS * p.xw * 4; /* the block's window (XT), or one warpgroup's */
+  /* The lane's offsets in its warpgroup's window: k-step ks of a slab, column q + 4h, row g (+8). With
+   * XT both warpgroups read one window, the second from 64 times on. */
   int off[4][2];
 #pragma unroll
   for (int ks = 0; ks < 4; ks++)
 #pragma unroll
     for (int h = 0; h < 2; h++) {
       const int r = 8 * ks + q + 4 * h, c_rel = r / KP, k = r % KP;
-      off[ks][h] = c_rel * p.xw + (k < K ? k : K - 1) * D + p.pada - pad + warp * 16 + g;
+      off[ks][h] = c_rel * p.xw + (k < K ? k : K - 1) * D + p.pada - pad + warp * 16 + g + (XT ? wg * HALF : 0);
     }
+  /* With clusters, block `rank` loads rows [rank*BN/MC, (rank+1)*BN/MC) of each weight part for all MC
+   * blocks, and a buffer is refilled once both warpgroups of every block released it. */
+  const uint32_t rank = MC > 1 ? wg_cluster_rank() : 0;
   if (tid == 0) {
-    for (int st = 0; st < S; st++) wg_bar_init(&full[st], 1), wg_bar_init(&empty[st], 2);
+    for (int st = 0; st < S; st++) wg_bar_init(&full[st], 1), wg_bar_init(&empty[st], 2 * MC);
     wg_bar_fence_init();
   }
-  __syncthreads();
-  /* Slabs issued and consumed by this block so far (the same count in every thread): a slab's buffer
-   * is count % S, and count / S its use of that buffer (the barriers' phase). */
-  uint32_t issued = 0, consumed = 0;
+  if constexpr (MC > 1) wg_cluster_sync(); /* the peers' barriers exist before anything arrives on them */
+  else __syncthreads();
+  /* Slabs issued by this block so far, and the buffer and phase parity of the next slab to issue and to
+   * consume (the same in every thread; kept by increments: a division by the run-time S per slab cost
+   * about 40 instructions). */
+  uint32_t issued = 0, ist = 0, iphase = 0, cst = 0, cphase = 0;
   const int nslab = (int)p.nslab;
 
   C1D_FOR_BLOCK_Z(n, s.N)
   C1D_FOR_BLOCK_Y(ob, c1d_ceil_div(s.O, BN))
-  C1D_FOR_BLOCK_X(tb, c1d_ceil_div(s.L, WGC_BM)) {
+  /* The blocks of a cluster take neighbouring time tiles and run the same trips; a tile past L (the
+   * last cluster's) is computed on zeros and not stored, so its block still serves the multicast. */
+  for (int64_t cx = blockIdx.x / MC; cx < c1d_ceil_div(p.ntx, MC); cx += gridDim.x / MC) {
+    const int64_t tb = cx * MC + rank;
     const int64_t o0 = ob * BN, t0 = tb * WGC_BM, tw = t0 + wg * HALF;
     float acc[NREG];
     wg_wait<0>(); /* nothing is pending here; it ends ptxas's wgmma pipeline analysis at the tile (a
@@ -216,31 +260,45 @@ __global__ void __launch_bounds__(WGC_THREADS, 1)
     /* Slab sl: its weights (thread 0, once both warpgroups released the buffer's last use) and this
      * warpgroup's x window. */
     auto issue = [&](int sl) {
-      const uint32_t st = issued % S, use = issued / S;
+      const uint32_t st = ist;
       uint8_t *sb = base + st * p.stage_bytes;
       if (tid == 0) {
-        if (use > 0) wg_bar_wait(&empty[st], (use - 1) & 1u);
-        wg_bar_expect(&full[st], T::WBYTES);
-        wg_tma_load_3d(sb, &wmap, &full[st], sl * WGC_SLAB, (int)o0, 0);
+        if (issued >= (uint32_t)S) wg_bar_wait(&empty[st], iphase ^ 1u); /* its previous use is released */
+        wg_bar_expect(&full[st], T::WBYTES + (XT ? xbytes : 0));
+        constexpr int ROWS = BN / MC;
+#pragma unroll
+        for (int part = 0; part < T::NPARTS; part++) {
+          uint8_t *dst = sb + (part * BN + rank * ROWS) * WGC_SLAB * 4;
+          if constexpr (MC == 1) wg_tma_load_3d(dst, &wmap, &full[st], sl * WGC_SLAB, (int)o0, part);
+          else
+            wg_tma_load_3d_multicast(dst, &wmap, &full[st], sl * WGC_SLAB, (int)(o0 + rank * ROWS), part,
+                                     (uint16_t)((1u << MC) - 1));
+        }
+        /* x: channels [sl*CPS, +CPS) of row n, times from t0 - pada; zeros outside the tensor */
+        if constexpr (XT) wg_tma_load_3d(sb + T::WBYTES, &xmap, &full[st], (int)(t0 - p.pada), sl * CPS, (int)n);
       }
-      c1d_stage_x_window_by(reinterpret_cast<float *>(sb + T::WBYTES + wg * xbytes), x, s, n,
-                            (int64_t)sl * CPS, CPS, tw, HALF, p.xw, p.pada, xvec, wtid, 128);
+      if constexpr (!XT)
+        c1d_stage_x_window_by(reinterpret_cast<float *>(sb + T::WBYTES + wg * xbytes), x, s, n,
+                              (int64_t)sl * CPS, CPS, tw, HALF, p.xw, p.pada, xvec, wtid, 128);
       issued++;
+      if (++ist == (uint32_t)S) ist = 0, iphase ^= 1u;
     };
     for (int sl = 0; sl < PD; sl++) {
       if (sl < nslab) issue(sl);
-      c1d_cp_async_commit();
+      if constexpr (!XT) c1d_cp_async_commit();
     }
 #pragma unroll 1
     for (int sl = 0; sl < nslab; sl++) {
-      wgc_cp_wait(S);   /* this thread's copies of slab sl have landed */
-      wg_sync(1 + wg);  /* the warpgroup's have; its reads of the window refilled next are done */
+      if constexpr (!XT) {
+        wgc_cp_wait(S);  /* this thread's copies of slab sl have landed */
+        wg_sync(1 + wg); /* the warpgroup's have; its reads of the window refilled next are done */
+      }
       if (sl + PD < nslab) issue(sl + PD);
-      c1d_cp_async_commit();
-      const uint32_t st = consumed % S, parity = (consumed / S) & 1u;
-      consumed++;
+      if constexpr (!XT) c1d_cp_async_commit();
+      const uint32_t st = cst, parity = cphase;
+      if (++cst == (uint32_t)S) cst = 0, cphase ^= 1u;
       const uint8_t *sb = base + st * p.stage_bytes;
-      const float *xs = reinterpret_cast<const float *>(sb + T::WBYTES + wg * xbytes);
+      const float *xs = reinterpret_cast<const float *>(sb + T::WBYTES + (XT ? 0 : wg * xbytes));
       wg_bar_wait(&full[st], parity);
       if constexpr (!X3) {
         uint32_t a[4][4];
@@ -286,10 +344,17 @@ __global__ void __launch_bounds__(WGC_THREADS, 1)
           for (int i = 0; i < NREG; i++) acc[i] = c1d_add(acc[i], t[i]);
         }
       }
-      if (wtid == 0) wg_bar_arrive(&empty[st]); /* this warpgroup's wgmmas no longer read the weights */
+      if (wtid == 0) { /* this warpgroup's wgmmas no longer read the weights */
+        if constexpr (MC == 1) wg_bar_arrive(&empty[st]);
+        else
+#pragma unroll
+          for (uint32_t r = 0; r < MC; r++) wg_bar_arrive_cluster(&empty[st], r);
+      }
     }
-    c1d_cp_async_wait<0>();
-    wg_sync(1 + wg); /* the next tile's prologue overwrites this warpgroup's windows */
+    if constexpr (!XT) {
+      c1d_cp_async_wait<0>();
+      wg_sync(1 + wg); /* the next tile's prologue overwrites this warpgroup's windows */
+    }
 
     /* epilogue: d[4j+e] is (time 16*warp + g + 8*(e/2) of the warpgroup, channel 8j + 2q + e%2) */
 #pragma unroll
@@ -301,14 +366,16 @@ __global__ void __launch_bounds__(WGC_THREADS, 1)
         if (o < s.O && t < s.L) y[c1d_y_index(&s, n, o, t)] = acc[4 * j + e];
       }
   }
+  if constexpr (MC > 1) wg_cluster_sync(); /* no block leaves while a peer may still copy or arrive into it */
 }
 
 // --- host side: state, setup, run ---------------------------------------------------------------------
 
 typedef struct wgc_state {
   CUtensorMap wmap; /* first: the state is 64-byte aligned */
+  CUtensorMap xmap; /* x's, encoded per run (x's address is known then) */
   float *wp;        /* [part][opad][r] TF32 weights */
-  wgc_plan plan;
+  wgc_plan plan;    /* the cp.async plan; the run takes the tensor-copy plan where it can */
 } wgc_state;
 
 static inline void wgc_teardown(c1d_exec *ex) {
@@ -319,26 +386,45 @@ static inline void wgc_teardown(c1d_exec *ex) {
   ex->state = NULL;
 }
 
-/* The tensor map of the prepared weights: dims (r, opad, parts), box (32, BN, parts), 128-byte swizzle.
- * cuTensorMapEncodeTiled comes through the runtime's driver entry point (no -lcuda). */
-static inline c1d_status wgc_encode_map(wgc_state *st, const char *name) {
-  const wgc_plan *p = &st->plan;
+/* cuTensorMapEncodeTiled, through the runtime's driver entry point (no -lcuda); NULL if the driver has
+ * none. */
+static inline PFN_cuTensorMapEncodeTiled_v12000 wgc_encoder(void) {
   void *fn = NULL;
   cudaDriverEntryPointQueryResult q;
-  cudaError_t e = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q);
-  if (e != cudaSuccess || q != cudaDriverEntryPointSuccess || !fn)
-    return c1d_fail(C1D_ERR_CUDA, "%s: the driver has no cuTensorMapEncodeTiled (%s)", name,
-                    cudaGetErrorString(e));
+  const cudaError_t e =
+      cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q);
+  return e == cudaSuccess && q == cudaDriverEntryPointSuccess ? (PFN_cuTensorMapEncodeTiled_v12000)fn : NULL;
+}
+
+/* The tensor map of the prepared weights: dims (r, opad, parts), box (32, BN / mc, 1): one part's share
+ * of a block's slab, 128-byte swizzle. */
+static inline c1d_status wgc_encode_wmap(wgc_state *st, const char *name) {
+  const wgc_plan *p = &st->plan;
+  PFN_cuTensorMapEncodeTiled_v12000 encode = wgc_encoder();
+  if (!encode) return c1d_fail(C1D_ERR_CUDA, "%s: the driver has no cuTensorMapEncodeTiled", name);
   const int nparts = p->x3 ? 2 : 1, bn = p->x3 ? wgc_tile<true>::BN : wgc_tile<false>::BN;
   const cuuint64_t dims[3] = {(cuuint64_t)p->r, (cuuint64_t)p->opad, (cuuint64_t)nparts};
   const cuuint64_t strides[2] = {(cuuint64_t)p->r * 4, (cuuint64_t)(p->r * p->opad) * 4};
-  const cuuint32_t box[3] = {WGC_SLAB, (cuuint32_t)bn, (cuuint32_t)nparts}, elem[3] = {1, 1, 1};
-  const CUresult r = ((PFN_cuTensorMapEncodeTiled_v12000)fn)(
-      &st->wmap, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, st->wp, dims, strides, box, elem,
-      CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  const cuuint32_t box[3] = {WGC_SLAB, (cuuint32_t)(bn / p->mc), 1}, elem[3] = {1, 1, 1};
+  const CUresult r = encode(&st->wmap, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, st->wp, dims, strides, box, elem,
+                            CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) return c1d_fail(C1D_ERR_CUDA, "%s: cuTensorMapEncodeTiled failed (CUresult %d)", name, (int)r);
   return C1D_OK;
+}
+
+/* x's tensor map: dims (L, C, N), box (xw, cps, 1), no swizzle: a slab's window, rows xw floats apart.
+ * Coordinates outside the tensor (times before 0, channels past C) read as zeros. 0 if the driver refuses
+ * (the run then takes the cp.async path). */
+static inline int wgc_encode_xmap(wgc_state *st, const c1d_shape *s, const wgc_plan *p, const float *x) {
+  PFN_cuTensorMapEncodeTiled_v12000 encode = wgc_encoder();
+  if (!encode) return 0;
+  const cuuint64_t dims[3] = {(cuuint64_t)s->L, (cuuint64_t)s->C, (cuuint64_t)s->N};
+  const cuuint64_t strides[2] = {(cuuint64_t)s->L * 4, (cuuint64_t)(s->L * s->C) * 4};
+  const cuuint32_t box[3] = {(cuuint32_t)p->xw, (cuuint32_t)p->cps, 1}, elem[3] = {1, 1, 1};
+  return encode(&st->xmap, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, (void *)x, dims, strides, box, elem,
+                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
 }
 
 static inline c1d_status wgc_setup(const c1d_shape *s, c1d_exec *ex, int x3, const char *name) {
@@ -348,51 +434,88 @@ static inline c1d_status wgc_setup(const c1d_shape *s, c1d_exec *ex, int x3, con
   if (posix_memalign((void **)&st, 64, sizeof *st) != 0 || !st)
     return c1d_fail(C1D_ERR_NO_MEMORY, "cannot allocate the %s state", name);
   memset(st, 0, sizeof *st);
-  st->plan = wgc_make_plan(s, x3);
+  st->plan = wgc_make_plan(s, x3, 0);
   ex->state = st;
   const size_t bytes = (size_t)(x3 ? 2 : 1) * (size_t)st->plan.opad * (size_t)st->plan.r * sizeof(float);
   c1d_status rc = c1d_gpu_malloc((void **)&st->wp, bytes, "the TF32 weights of the tensor-core kernel");
-  if (rc == C1D_OK) rc = wgc_encode_map(st, name);
+  if (rc == C1D_OK) rc = wgc_encode_wmap(st, name);
   if (rc != C1D_OK) wgc_teardown(ex);
   return rc;
 }
 
-template <bool X3, int KP>
-static c1d_status wgc_launch_conv(const c1d_shape *s, const wgc_state *ws, const float *x, const float *b,
-                                  float *y, cudaStream_t stream) {
+template <bool X3, int KP, int MC, bool XT>
+static c1d_status wgc_launch_conv(const c1d_shape *s, const wgc_state *ws, const wgc_plan *p, const float *x,
+                                  const float *b, float *y, cudaStream_t stream) {
   c1d_status st = C1D_OK;
-  const wgc_plan *p = &ws->plan;
-  const dim3 grid = c1d_grid(c1d_ceil_div(s->L, WGC_BM), c1d_ceil_div(s->O, wgc_tile<X3>::BN), s->N);
-  C1D_CUDA(cudaFuncSetAttribute(wgc_conv_kernel<X3, KP>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  /* x: whole clusters, each covering MC neighbouring time tiles */
+  const int64_t clusters = c1d_ceil_div(p->ntx, MC), cap = C1D_GRID_X_MAX / MC;
+  const dim3 grid((unsigned)((clusters < cap ? clusters : cap) * MC),
+                  c1d_grid(1, c1d_ceil_div(s->O, wgc_tile<X3>::BN), s->N).y, c1d_grid(1, 1, s->N).z);
+  cudaLaunchConfig_t cfg = {};
+  cudaLaunchAttribute attr[1];
+  attr[0].id = cudaLaunchAttributeClusterDimension;
+  attr[0].val.clusterDim.x = MC;
+  attr[0].val.clusterDim.y = 1;
+  attr[0].val.clusterDim.z = 1;
+  cfg.gridDim = grid;
+  cfg.blockDim = dim3(WGC_THREADS);
+  cfg.dynamicSmemBytes = (size_t)p->smem;
+  cfg.stream = stream;
+  cfg.attrs = attr;
+  cfg.numAttrs = 1;
+  C1D_CUDA(cudaFuncSetAttribute(wgc_conv_kernel<X3, KP, MC, XT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 (int)p->smem));
-  wgc_conv_kernel<X3, KP><<<grid, WGC_THREADS, (size_t)p->smem, stream>>>(ws->wmap, *s, *p,
-                                                                          c1d_x_rows_aligned(s, x), x, b, y);
+  C1D_CUDA(cudaLaunchKernelEx(&cfg, wgc_conv_kernel<X3, KP, MC, XT>, ws->wmap, ws->xmap, *s, *p,
+                              (int)c1d_x_rows_aligned(s, x), x, b, y));
   C1D_LAUNCHED("wgc_conv_kernel");
 done:
   return st;
 }
 
-/* The run: weights into TF32 parts, then the convolution. */
+template <bool X3, int KP>
+static c1d_status wgc_launch_clustered(const c1d_shape *s, const wgc_state *ws, const wgc_plan *p, const float *x,
+                                       const float *b, float *y, cudaStream_t stream) {
+  if (p->xt) switch (p->mc) {
+      case 1: return wgc_launch_conv<X3, KP, 1, true>(s, ws, p, x, b, y, stream);
+      case 2: return wgc_launch_conv<X3, KP, 2, true>(s, ws, p, x, b, y, stream);
+      default: return wgc_launch_conv<X3, KP, 4, true>(s, ws, p, x, b, y, stream);
+    }
+  switch (p->mc) {
+    case 1: return wgc_launch_conv<X3, KP, 1, false>(s, ws, p, x, b, y, stream);
+    case 2: return wgc_launch_conv<X3, KP, 2, false>(s, ws, p, x, b, y, stream);
+    default: return wgc_launch_conv<X3, KP, 4, false>(s, ws, p, x, b, y, stream);
+  }
+}
+
+/* The run: weights into TF32 parts, then the convolution, its x windows by the tensor copy where the
+ * shape and x's address allow. */
 template <bool X3>
 static c1d_status wgc_run(const c1d_shape *s, const float *x, const float *w, const float *b, float *y,
                           c1d_exec *ex, const char *name) {
   c1d_status st = C1D_OK;
   wgc_state *ws = ex ? (wgc_state *)ex->state : NULL;
   if (!ws) return c1d_fail(C1D_ERR_INTERNAL, "%s run without setup", name);
-  const wgc_plan *p = &ws->plan;
+  const wgc_plan *base = &ws->plan;
   const cudaStream_t stream = c1d_stream_of(ex);
-  const int64_t total = p->opad * p->r, blocks = c1d_ceil_div(total, 256);
+  const int64_t total = base->opad * base->r, blocks = c1d_ceil_div(total, 256);
   wgc_weights_kernel<<<(unsigned)(blocks < 65535 ? blocks : 65535), 256, 0, stream>>>(
-      *s, p->kp, X3 ? 2 : 1, p->opad, p->r, w, ws->wp);
+      *s, base->kp, X3 ? 2 : 1, base->opad, base->r, w, ws->wp);
   C1D_LAUNCHED("wgc_weights_kernel");
-  switch (p->kp) {
-    case 1: st = wgc_launch_conv<X3, 1>(s, ws, x, b, y, stream); break;
-    case 2: st = wgc_launch_conv<X3, 2>(s, ws, x, b, y, stream); break;
-    case 4: st = wgc_launch_conv<X3, 4>(s, ws, x, b, y, stream); break;
-    default: st = wgc_launch_conv<X3, 8>(s, ws, x, b, y, stream); break;
+  {
+    wgc_plan p = *base;
+    if (wgc_xt_possible(s) && ((uintptr_t)x & 15) == 0) {
+      const wgc_plan xt = wgc_make_plan(s, X3, 1);
+      if (wgc_encode_xmap(ws, s, &xt, x)) p = xt;
+    }
+    switch (p.kp) {
+      case 1: st = wgc_launch_clustered<X3, 1>(s, ws, &p, x, b, y, stream); break;
+      case 2: st = wgc_launch_clustered<X3, 2>(s, ws, &p, x, b, y, stream); break;
+      case 4: st = wgc_launch_clustered<X3, 4>(s, ws, &p, x, b, y, stream); break;
+      default: st = wgc_launch_clustered<X3, 8>(s, ws, &p, x, b, y, stream); break;
+    }
+    if (st != C1D_OK) return st;
+    snprintf(ex->algo, sizeof ex->algo, "clusters of %d, x by %s", p.mc, p.xt ? "tensor copy" : "cp.async");
   }
-  if (st != C1D_OK) return st;
-  ex->algo[0] = '\0';
   snprintf(ex->math, sizeof ex->math, "%s",
            X3 ? "3xTF32 tensor cores (wgmma: small*big + big*small + big*big)"
               : "TF32 tensor cores (wgmma m64n256k8, rna inputs)");

@@ -10,6 +10,9 @@
  *       Then the kernels with caps (groups, states, SiLU, element types, channel-last) on small depthwise
  *       and grouped problems of every kind, through the GPU session (harness/execute.h), each against
  *       its CPU twin.
+ *   gpu_driver sanitize --only NAME[,NAME...]
+ *       the same shapes for the named implementations alone (no oracle, no caps problems): a sanitizer
+ *       run per setting of a kernel's environment (C1D_WGC_CLUSTER, say) costs seconds, not minutes.
  *   gpu_driver twins [--shape N,C,O,L,K,D,bias]
  *       at the headline shape (or the given one): every bit-exact GPU implementation against its CPU
  *       twin on all N*O*L outputs ("RESULT twin NAME TWIN DIFFERENCES" lines).
@@ -125,6 +128,21 @@ static int run_twin(const c1d_impl *impl, const c1d_shape *s, const float *x, co
 
 // --- sanitize ----------------------------------------------------------------------------------------
 
+/* --only's comma-separated names, or NULL for every covered implementation. */
+static const char *sanitize_only;
+
+static int in_only_list(const char *name) {
+  if (!sanitize_only) return 1;
+  const size_t len = strlen(name);
+  for (const char *p = sanitize_only; p && *p;) {
+    const char *end = strchr(p, ',');
+    const size_t n = end ? (size_t)(end - p) : strlen(p);
+    if (n == len && !strncmp(p, name, n)) return 1;
+    p = end ? end + 1 : NULL;
+  }
+  return 0;
+}
+
 static int sanitize_shape(const c1d_shape *s, int *bad) {
   float *x, *w, *b;
   float *y = NULL, *host = NULL, *twin = NULL;
@@ -144,7 +162,7 @@ static int sanitize_shape(const c1d_shape *s, int *bad) {
   const c1d_impl *const *table = c1d_registry(&n);
   for (int i = 0; i < n; i++) {
     const c1d_impl *impl = table[i];
-    if (!covered(impl) || impl->caps) continue; /* those with caps run through the session below */
+    if (!covered(impl) || impl->caps || !in_only_list(impl->name)) continue; /* caps: the session, below */
     const char *why = c1d_impl_unsupported(impl, s);
     if (why) {
       printf("sanitize: %-20s %s skipped: %s\n", impl->name, text, why);
@@ -163,10 +181,12 @@ static int sanitize_shape(const c1d_shape *s, int *bad) {
     }
   }
   const c1d_gpu_oracle_path chosen = c1d_gpu_oracle_f64_path(s);
-  CHECK(c1d_gpu_oracle_f64(s, d.x, d.w, d.b, y64, m64));
-  CHECK(c1d_gpu_synchronize());
-  printf("sanitize: oracle y+m (%s path) %s ran\n", c1d_gpu_oracle_path_name(chosen), text);
-  if (chosen == C1D_ORACLE_PATH_MMA) {
+  if (!sanitize_only) {
+    CHECK(c1d_gpu_oracle_f64(s, d.x, d.w, d.b, y64, m64));
+    CHECK(c1d_gpu_synchronize());
+    printf("sanitize: oracle y+m (%s path) %s ran\n", c1d_gpu_oracle_path_name(chosen), text);
+  }
+  if (!sanitize_only && chosen == C1D_ORACLE_PATH_MMA) {
     CHECK(c1d_gpu_oracle_f64_on(C1D_ORACLE_PATH_DIRECT, s, d.x, d.w, d.b, y64, m64));
     CHECK(c1d_gpu_synchronize());
     printf("sanitize: oracle y+m (direct path) %s ran\n", text);
@@ -268,6 +288,10 @@ static int run_sanitize(void) {
   int bad = 0;
   for (unsigned i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
     if (sanitize_shape(&shapes[i], &bad)) return 1;
+  if (sanitize_only) {
+    printf("sanitize: %s ran%s\n", sanitize_only, bad ? "; SOME DIFFER FROM THEIR TWINS" : "");
+    return bad;
+  }
   for (unsigned i = 0; i < sizeof caps_shapes / sizeof caps_shapes[0]; i++)
     if (session_twins(&caps_shapes[i], 0, &bad)) return 1;
   printf("sanitize: every registered GPU implementation ran%s\n",
@@ -369,7 +393,8 @@ static int run_twins_depthwise(void) {
 }
 
 static int usage(void) {
-  fprintf(stderr, "usage: gpu_driver sanitize | twins [--shape N,C,O,L,K,D,bias | --depthwise] | probe\n");
+  fprintf(stderr, "usage: gpu_driver sanitize [--only NAME,...] | twins [--shape N,C,O,L,K,D,bias | --depthwise] | "
+                  "probe\n");
   return 2;
 }
 
@@ -381,6 +406,10 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (strcmp(argv[1], "sanitize") == 0 && argc == 2) return run_sanitize();
+  if (strcmp(argv[1], "sanitize") == 0 && argc == 4 && strcmp(argv[2], "--only") == 0) {
+    sanitize_only = argv[3];
+    return run_sanitize();
+  }
   if (strcmp(argv[1], "probe") == 0 && argc == 2) return run_probe();
   if (strcmp(argv[1], "twins") != 0) return usage();
   if (argc == 3 && strcmp(argv[2], "--depthwise") == 0) return run_twins_depthwise();
