@@ -95,42 +95,6 @@ static __device__ __forceinline__ void wg_tma_load_3d(void *smem, const void *tm
       : "memory");
 }
 
-// --- thread-block clusters: a CTA's rank, the cluster barrier, remote arrivals, multicast copies ------
-
-/* This CTA's rank in its cluster (0 without clusters). */
-static __device__ __forceinline__ uint32_t wg_cluster_rank(void) {
-  uint32_t r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-  return r;
-}
-/* Every thread of every CTA of the cluster: what each wrote before is visible to all after. */
-static __device__ __forceinline__ void wg_cluster_sync(void) {
-  asm volatile("barrier.cluster.arrive.release.aligned;\nbarrier.cluster.wait.acquire.aligned;\n" ::: "memory");
-}
-/* One arrival on the barrier at bar's offset in the shared memory of CTA `rank` of the cluster (this
- * CTA's own included). The default (CTA-scope) release, as CUTLASS's cluster barriers: the buffer it
- * frees was read by wgmmas that wgmma.wait_group completed; a .release.cluster arrival costs a
- * MEMBAR.ALL.GPU per arrival (seen in the SASS). */
-static __device__ __forceinline__ void wg_bar_arrive_cluster(uint64_t *bar, uint32_t rank) {
-  const uint32_t a = (uint32_t)__cvta_generic_to_shared(bar);
-  asm volatile(
-      "{\n.reg .b32 ra;\nmapa.shared::cluster.u32 ra, %0, %1;\n"
-      "mbarrier.arrive.shared::cluster.b64 _, [ra];\n}\n" ::"r"(a),
-      "r"(rank)
-      : "memory");
-}
-/* One 3-D box into the same offset of the shared memory of every CTA in mask (bit r: rank r), each of
- * whose barrier at bar's offset receives the box's bytes. */
-static __device__ __forceinline__ void wg_tma_load_3d_multicast(void *smem, const void *tmap, uint64_t *bar, int c0,
-                                                                int c1, int c2, uint16_t mask) {
-  const uint32_t d = (uint32_t)__cvta_generic_to_shared(smem), b = (uint32_t)__cvta_generic_to_shared(bar);
-  asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], "
-      "[%1, {%3, %4, %5}], [%2], %6;\n" ::"r"(d),
-      "l"(tmap), "r"(b), "r"(c0), "r"(c1), "r"(c2), "h"(mask)
-      : "memory");
-}
-
 // --- wgmma, TF32 (written out for the two widths the kernels use) --------------------------------------
 
 /* The accumulator operands of one thread: 64 or 128 floats, tied in and out ("+f"), numbered from %0. */

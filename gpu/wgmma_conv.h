@@ -50,7 +50,7 @@
 #define WGC_THREADS 256  /* two warpgroups */
 #define WGC_BM 128       /* output times per block, 64 per warpgroup */
 #define WGC_SLAB 32      /* reduction entries per slab: 4 k-steps, one 128-byte swizzle row */
-#define WGC_MAX_STAGES 5
+#define WGC_DEFAULT_STAGES 5
 
 /* The two named configurations: 1xTF32 128 times x 256 channels, 3xTF32 128 x 128. */
 template <bool X3>
@@ -73,25 +73,12 @@ typedef struct wgc_plan {
   int stages;        /* buffers (3..5); slabs issued ahead = stages - 2 */
   int stage_bytes;   /* weights + two x windows, rounded up to 1024 */
   int64_t smem;      /* dynamic shared memory: stages, their barriers, 1024 bytes of alignment slack */
-  int mc;            /* CTAs per cluster along time (1, 2, 4), sharing each weight slab by multicast */
-  int64_t ntx;       /* time tiles of WGC_BM */
   int xt;            /* x windows by the bulk tensor copy (one window of 128 + pad times per block, row
                       * stride xw); else by cp.async (one window of 64 + pad per warpgroup) */
 } wgc_plan;
 
 static inline int wgc_kp(int64_t K) { return K <= 1 ? 1 : K <= 2 ? 2 : K <= 4 ? 4 : 8; }
 
-/* Why clusters: every block streams the whole weight matrix (C*KP x BN floats) through L2 for 128 times'
- * worth of outputs; a cluster of mc blocks on neighbouring time tiles loads each slab once, each block a
- * 1/mc share multicast to all, so L2 serves 1/mc of the weight bytes. C1D_WGC_CLUSTER=1|2|4 fixes the
- * size (measured in notes/fast-kernels.md); it shrinks while the problem has fewer time tiles. */
-static inline int wgc_cluster_size(int64_t ntx) {
-  int mc = 1;
-  const char *e = getenv("C1D_WGC_CLUSTER");
-  if (e && (!strcmp(e, "1") || !strcmp(e, "2") || !strcmp(e, "4"))) mc = atoi(e);
-  while (mc > 1 && ntx < mc) mc /= 2;
-  return mc;
-}
 
 /* Whether the tensor-copy x path can take the shape: rows of x whose byte stride is a multiple of 16 (and
  * x itself 16-byte aligned: checked per run), a window box of at most 256 times, 32-bit coordinates.
@@ -119,11 +106,12 @@ static inline wgc_plan wgc_make_plan(const c1d_shape *s, int x3, int xt) {
   p.pada = (int)c1d_pad_aligned(s);
   const int64_t stage = wbytes + (xt ? 1 : 2) * (int64_t)p.cps * p.xw * 4;
   p.stage_bytes = stage > INT32_MAX / 8 ? INT32_MAX / 8 : (int)((stage + 1023) / 1024 * 1024);
-  for (p.stages = WGC_MAX_STAGES; p.stages > 3; p.stages--)
+  /* C1D_WGC_STAGES=3..6 caps the buffers (measured in notes/fast-kernels.md) */
+  const char *e = getenv("C1D_WGC_STAGES");
+  const int cap = e && e[0] >= '3' && e[0] <= '6' && !e[1] ? e[0] - '0' : WGC_DEFAULT_STAGES;
+  for (p.stages = cap; p.stages > 3; p.stages--)
     if (p.stages * (int64_t)p.stage_bytes + 16 * p.stages + 1024 <= C1D_SMEM_OPTIN_MAX) break;
   p.smem = p.stages * (int64_t)p.stage_bytes + 16 * p.stages + 1024;
-  p.ntx = c1d_ceil_div(s->L, WGC_BM);
-  p.mc = wgc_cluster_size(p.ntx);
   return p;
 }
 
@@ -194,12 +182,13 @@ static __device__ __forceinline__ void wgc_hold_u(uint32_t (&a)[M][4]) {
 
 /* cp.async.wait_group with the plan's run-time depth (slabs ahead - 1 = stages - 3). */
 static __device__ __forceinline__ void wgc_cp_wait(int stages) {
-  if (stages >= 5) c1d_cp_async_wait<2>();
+  if (stages >= 6) c1d_cp_async_wait<3>();
+  else if (stages == 5) c1d_cp_async_wait<2>();
   else if (stages == 4) c1d_cp_async_wait<1>();
   else c1d_cp_async_wait<0>();
 }
 
-template <bool X3, int KP, int MC, bool XT>
+template <bool X3, int KP, bool XT>
 __global__ void __launch_bounds__(WGC_THREADS, 1)
     wgc_conv_kernel(const __grid_constant__ CUtensorMap wmap, const __grid_constant__ CUtensorMap xmap,
                     const c1d_shape s, const wgc_plan p, const int xvec, const float *__restrict__ x,
@@ -225,15 +214,11 @@ __global__ void __launch_bounds__(WGC_THREADS, 1)
       const int r = 8 * ks + q + 4 * h, c_rel = r / KP, k = r % KP;
       off[ks][h] = c_rel * p.xw + (k < K ? k : K - 1) * D + p.pada - pad + warp * 16 + g + (XT ? wg * HALF : 0);
     }
-  /* With clusters, block `rank` loads rows [rank*BN/MC, (rank+1)*BN/MC) of each weight part for all MC
-   * blocks, and a buffer is refilled once both warpgroups of every block released it. */
-  const uint32_t rank = MC > 1 ? wg_cluster_rank() : 0;
   if (tid == 0) {
-    for (int st = 0; st < S; st++) wg_bar_init(&full[st], 1), wg_bar_init(&empty[st], 2 * MC);
+    for (int st = 0; st < S; st++) wg_bar_init(&full[st], 1), wg_bar_init(&empty[st], 2);
     wg_bar_fence_init();
   }
-  if constexpr (MC > 1) wg_cluster_sync(); /* the peers' barriers exist before anything arrives on them */
-  else __syncthreads();
+  __syncthreads();
   /* Slabs issued by this block so far, and the buffer and phase parity of the next slab to issue and to
    * consume (the same in every thread; kept by increments: a division by the run-time S per slab cost
    * about 40 instructions). */
@@ -242,10 +227,7 @@ __global__ void __launch_bounds__(WGC_THREADS, 1)
 
   C1D_FOR_BLOCK_Z(n, s.N)
   C1D_FOR_BLOCK_Y(ob, c1d_ceil_div(s.O, BN))
-  /* The blocks of a cluster take neighbouring time tiles and run the same trips; a tile past L (the
-   * last cluster's) is computed on zeros and not stored, so its block still serves the multicast. */
-  for (int64_t cx = blockIdx.x / MC; cx < c1d_ceil_div(p.ntx, MC); cx += gridDim.x / MC) {
-    const int64_t tb = cx * MC + rank;
+  C1D_FOR_BLOCK_X(tb, c1d_ceil_div(s.L, WGC_BM)) {
     const int64_t o0 = ob * BN, t0 = tb * WGC_BM, tw = t0 + wg * HALF;
     float acc[NREG];
     wg_wait<0>(); /* nothing is pending here; it ends ptxas's wgmma pipeline analysis at the tile (a
@@ -265,15 +247,7 @@ __global__ void __launch_bounds__(WGC_THREADS, 1)
       if (tid == 0) {
         if (issued >= (uint32_t)S) wg_bar_wait(&empty[st], iphase ^ 1u); /* its previous use is released */
         wg_bar_expect(&full[st], T::WBYTES + (XT ? xbytes : 0));
-        constexpr int ROWS = BN / MC;
-#pragma unroll
-        for (int part = 0; part < T::NPARTS; part++) {
-          uint8_t *dst = sb + (part * BN + rank * ROWS) * WGC_SLAB * 4;
-          if constexpr (MC == 1) wg_tma_load_3d(dst, &wmap, &full[st], sl * WGC_SLAB, (int)o0, part);
-          else
-            wg_tma_load_3d_multicast(dst, &wmap, &full[st], sl * WGC_SLAB, (int)(o0 + rank * ROWS), part,
-                                     (uint16_t)((1u << MC) - 1));
-        }
+        wg_tma_load_3d(sb, &wmap, &full[st], sl * WGC_SLAB, (int)o0, 0);
         /* x: channels [sl*CPS, +CPS) of row n, times from t0 - pada; zeros outside the tensor */
         if constexpr (XT) wg_tma_load_3d(sb + T::WBYTES, &xmap, &full[st], (int)(t0 - p.pada), sl * CPS, (int)n);
       }
@@ -344,12 +318,7 @@ __global__ void __launch_bounds__(WGC_THREADS, 1)
           for (int i = 0; i < NREG; i++) acc[i] = c1d_add(acc[i], t[i]);
         }
       }
-      if (wtid == 0) { /* this warpgroup's wgmmas no longer read the weights */
-        if constexpr (MC == 1) wg_bar_arrive(&empty[st]);
-        else
-#pragma unroll
-          for (uint32_t r = 0; r < MC; r++) wg_bar_arrive_cluster(&empty[st], r);
-      }
+      if (wtid == 0) wg_bar_arrive(&empty[st]); /* this warpgroup's wgmmas no longer read the buffer */
     }
     if constexpr (!XT) {
       c1d_cp_async_wait<0>();
@@ -366,7 +335,6 @@ __global__ void __launch_bounds__(WGC_THREADS, 1)
         if (o < s.O && t < s.L) y[c1d_y_index(&s, n, o, t)] = acc[4 * j + e];
       }
   }
-  if constexpr (MC > 1) wg_cluster_sync(); /* no block leaves while a peer may still copy or arrive into it */
 }
 
 // --- host side: state, setup, run ---------------------------------------------------------------------
@@ -396,8 +364,8 @@ static inline PFN_cuTensorMapEncodeTiled_v12000 wgc_encoder(void) {
   return e == cudaSuccess && q == cudaDriverEntryPointSuccess ? (PFN_cuTensorMapEncodeTiled_v12000)fn : NULL;
 }
 
-/* The tensor map of the prepared weights: dims (r, opad, parts), box (32, BN / mc, 1): one part's share
- * of a block's slab, 128-byte swizzle. */
+/* The tensor map of the prepared weights: dims (r, opad, parts), box (32, BN, parts): a block's slab,
+ * 128-byte swizzle. */
 static inline c1d_status wgc_encode_wmap(wgc_state *st, const char *name) {
   const wgc_plan *p = &st->plan;
   PFN_cuTensorMapEncodeTiled_v12000 encode = wgc_encoder();
@@ -405,7 +373,7 @@ static inline c1d_status wgc_encode_wmap(wgc_state *st, const char *name) {
   const int nparts = p->x3 ? 2 : 1, bn = p->x3 ? wgc_tile<true>::BN : wgc_tile<false>::BN;
   const cuuint64_t dims[3] = {(cuuint64_t)p->r, (cuuint64_t)p->opad, (cuuint64_t)nparts};
   const cuuint64_t strides[2] = {(cuuint64_t)p->r * 4, (cuuint64_t)(p->r * p->opad) * 4};
-  const cuuint32_t box[3] = {WGC_SLAB, (cuuint32_t)(bn / p->mc), 1}, elem[3] = {1, 1, 1};
+  const cuuint32_t box[3] = {WGC_SLAB, (cuuint32_t)bn, (cuuint32_t)nparts}, elem[3] = {1, 1, 1};
   const CUresult r = encode(&st->wmap, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, st->wp, dims, strides, box, elem,
                             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
@@ -443,48 +411,25 @@ static inline c1d_status wgc_setup(const c1d_shape *s, c1d_exec *ex, int x3, con
   return rc;
 }
 
-template <bool X3, int KP, int MC, bool XT>
+template <bool X3, int KP, bool XT>
 static c1d_status wgc_launch_conv(const c1d_shape *s, const wgc_state *ws, const wgc_plan *p, const float *x,
                                   const float *b, float *y, cudaStream_t stream) {
   c1d_status st = C1D_OK;
-  /* x: whole clusters, each covering MC neighbouring time tiles */
-  const int64_t clusters = c1d_ceil_div(p->ntx, MC), cap = C1D_GRID_X_MAX / MC;
-  const dim3 grid((unsigned)((clusters < cap ? clusters : cap) * MC),
-                  c1d_grid(1, c1d_ceil_div(s->O, wgc_tile<X3>::BN), s->N).y, c1d_grid(1, 1, s->N).z);
-  cudaLaunchConfig_t cfg = {};
-  cudaLaunchAttribute attr[1];
-  attr[0].id = cudaLaunchAttributeClusterDimension;
-  attr[0].val.clusterDim.x = MC;
-  attr[0].val.clusterDim.y = 1;
-  attr[0].val.clusterDim.z = 1;
-  cfg.gridDim = grid;
-  cfg.blockDim = dim3(WGC_THREADS);
-  cfg.dynamicSmemBytes = (size_t)p->smem;
-  cfg.stream = stream;
-  cfg.attrs = attr;
-  cfg.numAttrs = 1;
-  C1D_CUDA(cudaFuncSetAttribute(wgc_conv_kernel<X3, KP, MC, XT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  const dim3 grid = c1d_grid(c1d_ceil_div(s->L, WGC_BM), c1d_ceil_div(s->O, wgc_tile<X3>::BN), s->N);
+  C1D_CUDA(cudaFuncSetAttribute(wgc_conv_kernel<X3, KP, XT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 (int)p->smem));
-  C1D_CUDA(cudaLaunchKernelEx(&cfg, wgc_conv_kernel<X3, KP, MC, XT>, ws->wmap, ws->xmap, *s, *p,
-                              (int)c1d_x_rows_aligned(s, x), x, b, y));
+  wgc_conv_kernel<X3, KP, XT><<<grid, WGC_THREADS, (size_t)p->smem, stream>>>(
+      ws->wmap, ws->xmap, *s, *p, c1d_x_rows_aligned(s, x), x, b, y);
   C1D_LAUNCHED("wgc_conv_kernel");
 done:
   return st;
 }
 
 template <bool X3, int KP>
-static c1d_status wgc_launch_clustered(const c1d_shape *s, const wgc_state *ws, const wgc_plan *p, const float *x,
-                                       const float *b, float *y, cudaStream_t stream) {
-  if (p->xt) switch (p->mc) {
-      case 1: return wgc_launch_conv<X3, KP, 1, true>(s, ws, p, x, b, y, stream);
-      case 2: return wgc_launch_conv<X3, KP, 2, true>(s, ws, p, x, b, y, stream);
-      default: return wgc_launch_conv<X3, KP, 4, true>(s, ws, p, x, b, y, stream);
-    }
-  switch (p->mc) {
-    case 1: return wgc_launch_conv<X3, KP, 1, false>(s, ws, p, x, b, y, stream);
-    case 2: return wgc_launch_conv<X3, KP, 2, false>(s, ws, p, x, b, y, stream);
-    default: return wgc_launch_conv<X3, KP, 4, false>(s, ws, p, x, b, y, stream);
-  }
+static c1d_status wgc_launch_by_path(const c1d_shape *s, const wgc_state *ws, const wgc_plan *p, const float *x,
+                                     const float *b, float *y, cudaStream_t stream) {
+  return p->xt ? wgc_launch_conv<X3, KP, true>(s, ws, p, x, b, y, stream)
+               : wgc_launch_conv<X3, KP, false>(s, ws, p, x, b, y, stream);
 }
 
 /* The run: weights into TF32 parts, then the convolution, its x windows by the tensor copy where the
@@ -508,13 +453,13 @@ static c1d_status wgc_run(const c1d_shape *s, const float *x, const float *w, co
       if (wgc_encode_xmap(ws, s, &xt, x)) p = xt;
     }
     switch (p.kp) {
-      case 1: st = wgc_launch_clustered<X3, 1>(s, ws, &p, x, b, y, stream); break;
-      case 2: st = wgc_launch_clustered<X3, 2>(s, ws, &p, x, b, y, stream); break;
-      case 4: st = wgc_launch_clustered<X3, 4>(s, ws, &p, x, b, y, stream); break;
-      default: st = wgc_launch_clustered<X3, 8>(s, ws, &p, x, b, y, stream); break;
+      case 1: st = wgc_launch_by_path<X3, 1>(s, ws, &p, x, b, y, stream); break;
+      case 2: st = wgc_launch_by_path<X3, 2>(s, ws, &p, x, b, y, stream); break;
+      case 4: st = wgc_launch_by_path<X3, 4>(s, ws, &p, x, b, y, stream); break;
+      default: st = wgc_launch_by_path<X3, 8>(s, ws, &p, x, b, y, stream); break;
     }
     if (st != C1D_OK) return st;
-    snprintf(ex->algo, sizeof ex->algo, "clusters of %d, x by %s", p.mc, p.xt ? "tensor copy" : "cp.async");
+    snprintf(ex->algo, sizeof ex->algo, "x by %s, %d stages", p.xt ? "tensor copy" : "cp.async", p.stages);
   }
   snprintf(ex->math, sizeof ex->math, "%s",
            X3 ? "3xTF32 tensor cores (wgmma: small*big + big*small + big*big)"

@@ -1,4 +1,4 @@
-/* PyTorch's rows beside convlab bench's grouped (memory-bound) table: the bench's inputs written into a
+/* PyTorch's rows beside convlab bench's tables (dense and grouped): the bench's inputs written into a
  * fresh temporary directory, scripts/crosscheck_torch.py --rows-only run on them by the python3 on PATH
  * (/usr/bin/env python3: the device machine's, with CUDA PyTorch), its JSON read back, the directory
  * removed. Run after convlab's rows and the copy were timed, never inside their timing. */

@@ -6,9 +6,11 @@
  * Per row: median and minimum time, GFLOP/s (2*N*O*L*C*K / median), % of the FP32 ceiling (67 TFLOP/s
  * unless --ceiling-tflops), time / cudnn_fp32_fastest's time and / cudnn_tf32_fastest's time (cuDNN's
  * own search, PyTorch's benchmark mode: the strongest cuDNN; both always run, added when --impl leaves
- * them out), relative L2 error, max |error|, fraction failing allclose(1e-4, 1e-4),
- * the algorithm and math the implementation reported, and for TF32 rows the TF32 model's prediction
- * (gpu_tf32_inputs, added when missing) beside the observed error.
+ * them out), time over PyTorch's F.conv1d in cuDNN's benchmark mode on the same inputs (/torch: its
+ * TF32 row for rows that may use TF32, its FP32 row for the others; below), relative L2 error, max
+ * |error|, fraction failing allclose(1e-4, 1e-4), the algorithm and math the implementation reported,
+ * and for TF32 rows the TF32 model's prediction (gpu_tf32_inputs, added when missing) beside the
+ * observed error.
  * Inputs: seeded (--dist normal by default; never all-zero, c1d_generate guarantees it). --save-inputs
  * DIR writes them as x.npy, w.npy (b.npy, s.npy), for scripts/crosscheck_torch.py. A table on stdout,
  * JSON under --out (cJSON, written atomically).
@@ -20,9 +22,10 @@
  * (cuDNN's search: cudnn_fp32_fastest for fp32 tensors, cudnn_lowp_fastest for bf16/fp16 ones; always
  * run), next to the errors. --dtype sets every tensor's type; --layout, --activation and
  * --initial-states the rest of the problem.
- * Beside them, unless --no-torch, PyTorch's rows on the same inputs in the same run (harness/bench_torch.c:
- * scripts/crosscheck_torch.py --rows-only through python3, after convlab's rows and the copy were timed):
- * torch_conv1d_<type>, F.conv1d(groups=G), the kernel PyTorch users get, and torch_cudnn_nhwc_<type>,
+ * Beside both tables, unless --no-torch, PyTorch's rows on the same inputs in the same run
+ * (harness/bench_torch.c: scripts/crosscheck_torch.py --rows-only through python3, after convlab's rows
+ * and the copy were timed). Dense float32 problems: torch_conv1d_fp32 and torch_conv1d_tf32, F.conv1d
+ * with TF32 off and on, cuDNN's benchmark mode. Grouped ones: torch_conv1d_<type>, F.conv1d(groups=G), the kernel PyTorch users get, and torch_cudnn_nhwc_<type>,
  * conv2d in channels_last memory (cuDNN's NHWC kernel through PyTorch; left out with SiLU), with the
  * same columns, a /torch column (time over torch_conv1d's) and one closing line per row with its time
  * over cuDNN's fastest and both of PyTorch's. Without python3, PyTorch or CUDA: one line "PyTorch rows:
@@ -75,7 +78,7 @@ typedef struct bench_opts {
   const char *out, *save_inputs;
   c1d_oracle_choice oracle;
   int quiet;
-  int no_torch; /* grouped problems: no PyTorch rows */
+  int no_torch; /* no PyTorch rows */
 } bench_opts;
 
 /* Grouped problems are judged by the bytes they move; dense ones by their flops. */
@@ -101,7 +104,10 @@ static const char *const bench_description =
     "runs after a warm-up, the L2 flushed and y poisoned between runs. Per row: GFLOP/s, % of the FP32\n"
     "ceiling, time over cuDNN's fastest (cudnn_fp32_fastest, cudnn_tf32_fastest: cuDNN's own search;\n"
     "both always run), the algorithm each library row chose, and the error against the float64 oracle,\n"
-    "with the TF32 model (gpu_tf32_inputs, always run beside TF32 rows) next to each TF32 row.\n"
+    "with the TF32 model (gpu_tf32_inputs, always run beside TF32 rows) next to each TF32 row, and\n"
+    "PyTorch's rows (F.conv1d, cuDNN's benchmark mode, TF32 off and on: scripts/crosscheck_torch.py\n"
+    "through python3, after the rows) with a /torch column: time over PyTorch's TF32 row for rows that\n"
+    "may use TF32, over its FP32 row for the others.\n"
     "Grouped problems (--groups G; --depthwise: N=8 C=O=G=4096 L=4096 K=4 D=1 unless given) run the\n"
     "implementations that take groups, and their table reads GB/s (x read + y written over the time),\n"
     "% of the device-to-device copy bandwidth measured in the same run, and time over cuDNN's fastest\n"
@@ -144,7 +150,7 @@ static c1d_status parse_args(int argc, char **argv, bench_opts *o, int *help) {
       {"--oracle", C1D_OPT_STRING, &oracle, 0, 0, "WHERE", "auto, cpu or gpu (default auto)", 0},
       {"--out", C1D_OPT_STRING, &out, 0, 0, "FILE", "write the JSON report here (atomically)", 0},
       {"--save-inputs", C1D_OPT_STRING, &save, 0, 0, "DIR", "write x.npy, w.npy (b.npy, s.npy) here", 0},
-      {"--no-torch", C1D_OPT_FLAG, &no_torch, 0, 0, NULL, "grouped problems: leave out PyTorch's rows", 0},
+      {"--no-torch", C1D_OPT_FLAG, &no_torch, 0, 0, NULL, "leave out PyTorch's rows", 0},
       {"--quiet", C1D_OPT_FLAG, &quiet, 0, 0, NULL, "no progress lines on stderr", 0},
   };
   const int n_opts = (int)(sizeof opts / sizeof opts[0]);
@@ -398,28 +404,53 @@ static void print_bandwidth_table(FILE *f, const bench_opts *o, const c1d_run_re
           ref, conv1d ? conv1d->name : "torch_conv1d", o->repeats);
 }
 
-static void print_table(FILE *f, const bench_opts *o, const c1d_run_results *r, const c1d_machine *m) {
+/* The dense table's PyTorch rows (scripts/crosscheck_torch.py --rows-only on a G = 1 float32 problem):
+ * F.conv1d in cuDNN's benchmark mode, TF32 off and on. A row that may use TF32 tensor cores is read
+ * against PyTorch's TF32 row, every other (fp32 and 3xTF32 accuracy) against its FP32 row. */
+#define TORCH_FP32 "torch_conv1d_fp32"
+#define TORCH_TF32 "torch_conv1d_tf32"
+
+static int uses_tf32_math(const c1d_impl_result *ir) {
+  return ir->impl && (ir->impl->precision == C1D_PREC_TF32_ALLOWED || ir->impl->precision == C1D_PREC_TF32);
+}
+
+static double torch_ms(const c1d_torch_rows *torch, const char *name) {
+  const c1d_torch_row *t = torch ? c1d_torch_find(torch, name) : NULL;
+  return t ? t->ms : NAN;
+}
+
+/* The dense cells from ms to fail%, convlab's rows and PyTorch's alike. */
+static void print_dense_cells(FILE *f, const bench_opts *o, const c1d_run_results *r, const char *name, double ms,
+                              double t_torch, double rel_l2, double max_abs, double fail) {
+  const double gf = r->flops / (ms * 1e6);
+  fprintf(f, "%-20s ", name);
+  print_num(f, "%9.3f ", ms, 9);
+  print_num(f, "%9.0f ", gf, 9);
+  print_num(f, "%6.1f ", 100.0 * gf / (o->ceiling_tflops * 1e3), 6);
+  print_num(f, "%6.2f ", ms / time_of(r, REF_FP32), 6);
+  print_num(f, "%6.2f ", ms / time_of(r, REF_TF32), 6);
+  print_num(f, "%6.2f ", ms / t_torch, 6);
+  print_num(f, "%9.2e ", rel_l2, 9);
+  print_num(f, "%9.2e ", max_abs, 9);
+  print_num(f, "%7.2f ", 100.0 * fail, 7);
+}
+
+static void print_table(FILE *f, const bench_opts *o, const c1d_run_results *r, const c1d_machine *m,
+                        const c1d_torch_rows *torch) {
   char shape[160];
-  const double t_fp32 = time_of(r, REF_FP32), t_tf32 = time_of(r, REF_TF32);
   const c1d_trial_result *model = ran(r, MODEL_NAME);
   c1d_shape_format(&r->shape, shape, sizeof shape);
   fprintf(f, "convlab bench: %s, %.1f GFLOP, inputs %s seed %llu, oracle float64 (%s)\n", shape,
           r->flops / 1e9, c1d_dist_name(o->dist), (unsigned long long)o->seed, r->oracle);
   print_machine(f, o, m);
-  fprintf(f, "%-20s %9s %9s %6s %6s %6s %9s %9s %7s %9s %6s  %s\n", "implementation", "ms", "GFLOP/s",
-          "%ceil", "/fp32", "/tf32", "rel L2", "max|err|", "fail%", "model L2", "obs/m", "algo; math");
+  fprintf(f, "%-20s %9s %9s %6s %6s %6s %6s %9s %9s %7s %9s %6s  %s\n", "implementation", "ms", "GFLOP/s",
+          "%ceil", "/fp32", "/tf32", "/torch", "rel L2", "max|err|", "fail%", "model L2", "obs/m", "algo; math");
   for (int i = 0; i < r->n_impls; i++) {
     const c1d_impl_result *ir = &r->impls[i];
     if (print_missing(f, ir)) continue;
     const c1d_trial_result *t = &ir->trials[0];
-    const double gf = t->gflops;
-    fprintf(f, "%-20s ", ir->name);
-    print_num(f, "%9.3f ", t->time_median_ms, 9);
-    print_num(f, "%9.0f ", gf, 9);
-    print_num(f, "%6.1f ", 100.0 * gf / (o->ceiling_tflops * 1e3), 6);
-    print_num(f, "%6.2f ", t->time_median_ms / t_fp32, 6);
-    print_num(f, "%6.2f ", t->time_median_ms / t_tf32, 6);
-    print_num(f, "%9.2e ", t->metrics.rel_l2, 9);
+    print_dense_cells(f, o, r, ir->name, t->time_median_ms, torch_ms(torch, uses_tf32_math(ir) ? TORCH_TF32 : TORCH_FP32),
+                      t->metrics.rel_l2, t->metrics.max_abs, fail_fraction(t));
     print_num(f, "%9.2e ", t->metrics.max_abs, 9);
     print_num(f, "%7.2f ", 100.0 * fail_fraction(t), 7);
     if (is_tf32_row(ir) && model) {
@@ -432,10 +463,18 @@ static void print_table(FILE *f, const bench_opts *o, const c1d_run_results *r, 
     if (t->used_tf32 < 0 && is_tf32_row(ir)) fprintf(f, " (TF32 use unknown)");
     fprintf(f, "\n");
   }
+  if (torch && !torch->measured) fprintf(f, "PyTorch rows: not measured (%s)\n", torch->reason);
+  for (int i = 0; torch && torch->measured && i < torch->n; i++) {
+    const c1d_torch_row *t = &torch->rows[i];
+    print_dense_cells(f, o, r, t->name, t->ms, t->ms, t->rel_l2, t->max_abs, t->fail_fraction);
+    fprintf(f, "%9s %6s  PyTorch %s: %s\n", "", "", torch->version, t->label);
+  }
   fprintf(f,
           "ms: median time of run() by CUDA events; %%ceil: GFLOP/s over %.1f TFLOP/s (FP32 FMA, %s; TF32 "
           "tensor cores can exceed it); /fp32, "
-          "/tf32: time over " REF_FP32 "'s and " REF_TF32 "'s in this run (cuDNN's fastest); rel L2, max|err|, fail%% "
+          "/tf32: time over " REF_FP32 "'s and " REF_TF32 "'s in this run (cuDNN's fastest); /torch: time over "
+          "PyTorch's F.conv1d in cuDNN's benchmark mode on the same inputs (run after the rows, timed alike), "
+          TORCH_TF32 " for rows that may use TF32, else " TORCH_FP32 "; rel L2, max|err|, fail%% "
           "(allclose atol=rtol=1e-4) against float64; model L2: %s's rel L2 (inputs rounded to TF32), "
           "obs/m: observed over model, for rows that allow TF32.\n",
           o->ceiling_tflops, o->ceiling_given ? "given" : "default", MODEL_NAME);
@@ -460,8 +499,9 @@ static void add_bw_numbers(cJSON *row, double ms, const bw_refs *refs) {
   add_num(row, "ratio_to_torch_cudnn_nhwc", ms / refs->t_nhwc);
 }
 
-/* "torch_rows": PyTorch's rows as measured, or why there are none. */
-static void add_torch_json(cJSON *root, const c1d_torch_rows *torch, const bw_refs *refs) {
+/* "torch_rows": PyTorch's rows as measured, or why there are none; refs: the grouped table's references
+ * (NULL for the dense table, whose ratios are to cuDNN's fastest per math mode). */
+static void add_torch_json(cJSON *root, const c1d_torch_rows *torch, const bw_refs *refs, const c1d_run_results *r) {
   cJSON *tj = cJSON_AddObjectToObject(root, "torch_rows");
   if (!tj) return;
   cJSON_AddBoolToObject(tj, "measured", torch->measured);
@@ -483,14 +523,20 @@ static void add_torch_json(cJSON *root, const c1d_torch_rows *torch, const bw_re
     cJSON_AddStringToObject(row, "name", t->name);
     cJSON_AddStringToObject(row, "label", t->label);
     add_num(row, "time_median_ms", t->ms);
-    add_bw_numbers(row, t->ms, refs);
+    if (refs) {
+      add_bw_numbers(row, t->ms, refs);
+    } else {
+      add_num(row, "gflops", r->flops / (t->ms * 1e6));
+      add_num(row, "ratio_to_cudnn_fp32_fastest", t->ms / time_of(r, REF_FP32));
+      add_num(row, "ratio_to_cudnn_tf32_fastest", t->ms / time_of(r, REF_TF32));
+    }
     add_num(row, "rel_l2", t->rel_l2);
     add_num(row, "max_abs", t->max_abs);
     add_num(row, "fail_allclose_fraction", t->fail_fraction);
   }
 }
 
-/* torch: PyTorch's rows of a grouped problem; NULL for a dense one. */
+/* torch: PyTorch's rows, or why there are none. */
 static cJSON *bench_json(const bench_opts *o, const c1d_run_results *r, const c1d_machine *m, double copy_gbps,
                          const c1d_torch_rows *torch, int argc, char **argv) {
   const double t_fp32 = time_of(r, REF_FP32), t_tf32 = time_of(r, REF_TF32);
@@ -523,7 +569,9 @@ static cJSON *bench_json(const bench_opts *o, const c1d_run_results *r, const c1
   if (memory_bound(&r->shape)) {
     add_num(root, "copy_gbps", copy_gbps);
     cJSON_AddStringToObject(root, "cudnn_reference", cudnn_reference(&r->shape));
-    if (torch) add_torch_json(root, torch, &refs);
+    if (torch) add_torch_json(root, torch, &refs, r);
+  } else if (torch) {
+    add_torch_json(root, torch, NULL, r);
   }
   cJSON_AddStringToObject(root, "dist", c1d_dist_name(o->dist));
   char seed[32]; /* exact: a double would round seeds above 2^53 */
@@ -580,7 +628,13 @@ static cJSON *bench_json(const bench_opts *o, const c1d_run_results *r, const c1
       add_num(row, "model_rel_l2", model->metrics.rel_l2);
       add_num(row, "observed_over_model", t->metrics.rel_l2 / model->metrics.rel_l2);
     }
-    if (memory_bound(&r->shape)) add_bw_numbers(row, t->time_median_ms, &refs);
+    if (memory_bound(&r->shape)) {
+      add_bw_numbers(row, t->time_median_ms, &refs);
+    } else if (torch) {
+      const char *ref = uses_tf32_math(ir) ? TORCH_TF32 : TORCH_FP32;
+      cJSON_AddStringToObject(row, "torch_reference", ref);
+      add_num(row, "ratio_to_torch", t->time_median_ms / torch_ms(torch, ref));
+    }
   }
   return root;
 }
@@ -689,10 +743,11 @@ int c1d_cmd_bench(int argc, char **argv) {
     if (!o.no_torch) c1d_bench_torch(&o.shape, x, w, b, st_in, o.repeats, cfg.progress, &torch);
     print_bandwidth_table(stdout, &o, &res, &machine, copy_gbps, &torch);
   } else {
-    print_table(stdout, &o, &res, &machine);
+    if (!o.no_torch) c1d_bench_torch(&o.shape, x, w, b, st_in, o.repeats, cfg.progress, &torch);
+    print_table(stdout, &o, &res, &machine, &torch);
   }
   if (o.out) {
-    cJSON *root = bench_json(&o, &res, &machine, copy_gbps, memory_bound(&o.shape) ? &torch : NULL, argc, argv);
+    cJSON *root = bench_json(&o, &res, &machine, copy_gbps, &torch, argc, argv);
     if (!root) {
       fprintf(stderr, "convlab bench: out of memory building the JSON report\n");
       rc = C1D_EXIT_FAILURE;

@@ -25,7 +25,7 @@ b and s cast to bf16/fp16 as PyTorch runs them):
     bytes per second, and gpu_dw_fast's figures beside it; no check.
 Exit status 0 when every check agrees, 1 when one does not, 2 on a usage or input error.
 
---rows-only (what `convlab bench` runs for grouped problems, harness/bench_torch.c): no bench JSON and no
+--rows-only (what `convlab bench` runs beside its rows, harness/bench_torch.c): no bench JSON and no
 checks; PyTorch's rows of the problem the saved inputs and --groups, --dilation, --dtype, --activation
 describe, in the JSON {"torch", "cudnn", "device", "shape", "repeats", "rows": {name: {"ms", "rel_l2",
 "max_abs", "fail_allclose_fraction", "label"}}, "left_out": {name: why}} (--out, else stdout):
@@ -35,6 +35,12 @@ describe, in the JSON {"torch", "cudnn", "device", "shape", "repeats", "rows": {
   - torch_cudnn_nhwc_<fp32|bf16|f16>: F.conv2d on the (N, C, 1, L) view in channels_last memory (cuDNN's
     NHWC depthwise convolution through PyTorch; fp32 with TF32 off, as convlab's cudnn_fp32_fastest);
     left out with SiLU, as convlab's cuDNN rows are (cuDNN has no SiLU here).
+  A dense float32 problem (--groups 1, --dtype f32, no SiLU, no states: the bench's headline table) has
+  instead the rows its FLOP-bound table is read against, both with torch.backends.cudnn.benchmark = True
+  (cuDNN's fastest algorithm by its own search, the strongest configuration PyTorch offers; the search
+  runs in the warm-up):
+  - torch_conv1d_fp32: F.conv1d(x, w, b, padding=(K-1)*D, dilation=D)[..., :L] with cudnn.allow_tf32 False;
+  - torch_conv1d_tf32: the same with cudnn.allow_tf32 True (TF32 tensor cores).
   With initial states (s.npy), torch.cat((s, x)) replaces the padding, inside the timed region (a PyTorch
   user has to run it). Times as convlab's rows: CUDA events around the call only, one warm-up, the L2
   flushed before each of --repeats runs, the median; cudnn.benchmark left at PyTorch's default. rel_l2,
@@ -458,8 +464,10 @@ def rows_only_calls(torch, F, dev, args, arrays):
     tx, tw, tb, ts = (on_dev(a, dt) for a in arrays)
     extra = (" + F.silu" if silu else "") + (", after torch.cat((s, x))" if ts is not None else "")
     kernel = "its own kernel" if args.dtype != "f16" else "its own kernel or cuDNN, PyTorch's choice for fp16"
-    calls = {f"torch_conv1d_{sfx}": (f"F.conv1d ({kernel}){extra}", lambda: conv1d(tx, tw, tb, ts))}
     left_out = {}
+    if G == 1 and args.dtype == "f32" and not silu and ts is None:
+        return dense_calls(torch, conv1d, (tx, tw, tb)), left_out, ref
+    calls = {f"torch_conv1d_{sfx}": (f"F.conv1d ({kernel}){extra}", lambda: conv1d(tx, tw, tb, ts))}
     if silu:
         left_out[f"torch_cudnn_nhwc_{sfx}"] = "cuDNN has no SiLU (convlab's cuDNN rows skip SiLU problems too)"
         return calls, left_out, ref
@@ -478,6 +486,21 @@ def rows_only_calls(torch, F, dev, args, arrays):
     return calls, left_out, ref
 
 
+def dense_calls(torch, conv1d, tensors):
+    """The dense float32 rows: F.conv1d with TF32 off and on, cuDNN's benchmark mode in both (each call
+    sets the flags it runs under, so the two rows' searches and timings stay apart)."""
+    cudnn = torch.backends.cudnn
+
+    def under(tf32):
+        def call():
+            cudnn.benchmark, cudnn.allow_tf32 = True, tf32
+            return conv1d(*tensors, None)
+        return call
+
+    return {"torch_conv1d_fp32": ("F.conv1d (cuDNN, TF32 off, benchmark mode)", under(False)),
+            "torch_conv1d_tf32": ("F.conv1d (cuDNN, TF32 on, benchmark mode)", under(True))}
+
+
 def rows_only_main(ap, args):
     """--rows-only: the inputs' headers checked against the flags, then PyTorch, then every row measured."""
     if args.bench:
@@ -493,7 +516,7 @@ def rows_only_main(ap, args):
     dev = torch.device(args.device)
     arrays = load_inputs(args.inputs)
     median_ms = make_timer(torch, dev, args.repeats)
-    saved = torch.backends.cudnn.allow_tf32
+    saved = torch.backends.cudnn.allow_tf32, torch.backends.cudnn.benchmark
     torch.backends.cudnn.allow_tf32 = False  # fp32 as convlab's cuDNN reference row; no effect on bf16/fp16
     rows = {}
     with torch.no_grad():
@@ -506,7 +529,7 @@ def rows_only_main(ap, args):
                           "max_abs": d.abs().max().item(), "fail_allclose_fraction": fails / ref.numel()}
             del d
             rows[name]["ms"] = median_ms(fn)
-    torch.backends.cudnn.allow_tf32 = saved
+    torch.backends.cudnn.allow_tf32, torch.backends.cudnn.benchmark = saved
     (N, C, L), (O, _, K) = arrays[0].shape, arrays[1].shape
     doc = {"torch": torch.__version__, "cudnn": torch.backends.cudnn.version() if dev.type == "cuda" else None,
            "device": torch.cuda.get_device_name(dev) if dev.type == "cuda" else "cpu",

@@ -3,18 +3,18 @@
 # elsewhere and carried):
 #   1. `convlab bench` on the headline shape (N=32, C=O=256, L=8192, K=4) for the tensor-core rows and
 #      gpu_fp32_fast, once per setting of the wgmma engine: x windows by cp.async or by the bulk tensor
-#      copy (C1D_WGC_XCOPY), clusters of 1, 2 or 4 blocks sharing each weight slab by multicast
-#      (C1D_WGC_CLUSTER); each run with cuDNN's fastest FP32 and TF32 beside it;
+#      copy (C1D_WGC_XCOPY), 3 to 6 stages (C1D_WGC_STAGES); each run with cuDNN's fastest FP32 and TF32
+#      and PyTorch's F.conv1d (benchmark mode, TF32 off and on) beside it;
 #   2. Nsight Compute on the wgmma kernels: duration, tensor pipe, L2 and DRAM throughput, warp stalls
 #      (the sections as text, the raw metrics as CSV, gpu_tf32's stall samples per SASS instruction);
-#   3. test_gpu_fast (every setting gives the same bits; models; integers), compute-sanitizer
+#   3. test_gpu_fast (every setting gives the same bits; models; integers), test_gpu_bench, compute-sanitizer
 #      memcheck, racecheck and synccheck on gpu_tf32 and gpu_3xtf32 at every setting;
 #   4. the SASS of the tensor-core kernels (HGMMA, UTMALDG with and without multicast).
 # usage: scripts/device-tc.sh BUILD_DIR   (OUT: the log folder, default ./device-tc-out;
 #        C1D_DEPS_PREFIX: a prefix holding Criterion's env.sh, see ../shared/device;
 #        TC_STEPS: the steps to run, default "bench ncu tests sanitize sass"; TC_SETTINGS: the engine's
-#        settings as XCOPY:CLUSTER, default "cp:1 tma:1 tma:2 tma:4"; TC_NCU: those ncu profiles, as
-#        IMPL:XCOPY:CLUSTER, default "gpu_tf32:cp:1 gpu_tf32:tma:1 gpu_3xtf32:tma:1")
+#        settings as XCOPY:STAGES, default "cp:5 tma:4 tma:5 tma:6"; TC_NCU: those ncu profiles, as
+#        IMPL:XCOPY:STAGES, default "gpu_tf32:tma:5 gpu_3xtf32:tma:5")
 # Exit status 0 only when every step ran and passed; one line per step and the bench rows close the output.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -42,17 +42,17 @@ step() { # step NAME LIMIT_S LOG CMD...
   return $rc
 }
 has() { [[ " $steps " == *" $1 "* ]]; }
-rows='^ *(gpu_tf32|gpu_3xtf32|gpu_fp32_fast|cudnn_tf32_fastest|cudnn_fp32_fastest|gpu_tf32_inputs) '
+rows='^ *(gpu_tf32|gpu_3xtf32|gpu_fp32_fast|cudnn_tf32_fastest|cudnn_fp32_fastest|torch_conv1d_fp32|torch_conv1d_tf32) '
 
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 echo "git: $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 
-# 1. the bench, once per cluster size
-settings=${TC_SETTINGS:-cp:1 tma:1 tma:2 tma:4}
+# 1. the bench, once per setting
+settings=${TC_SETTINGS:-cp:5 tma:4 tma:5 tma:6}
 if has bench; then
   for set in $settings; do
-    step "bench, x by ${set%%:*}, clusters of ${set##*:}" 150 "$log/bench-$set.txt" \
-      env C1D_WGC_XCOPY="${set%%:*}" C1D_WGC_CLUSTER="${set##*:}" "$convlab" bench \
+    step "bench, x by ${set%%:*}, ${set##*:} stages" 150 "$log/bench-$set.txt" \
+      env C1D_WGC_XCOPY="${set%%:*}" C1D_WGC_STAGES="${set##*:}" "$convlab" bench \
       --impl gpu_tf32,gpu_3xtf32,gpu_fp32_fast --repeats 30 --out "$log/bench-$set.json"
   done
 fi
@@ -63,12 +63,12 @@ if has ncu; then
   gmma=$(grep -oE 'sm__pipe_tensor_op_gmma[a-z_]*' "$log/ncu-metrics.txt" | sort -u |
     sed 's/$/.avg.pct_of_peak_sustained_active/' | paste -sd, -)
   echo "gmma pipe metrics: ${gmma:-none found}"
-  for prof in ${TC_NCU:-gpu_tf32:cp:1 gpu_tf32:tma:1 gpu_3xtf32:tma:1}; do
-    IFS=: read -r impl xcopy mc <<<"$prof"
-    rep="$log/ncu-$impl-$xcopy-$mc"
-    step "ncu $impl, x by $xcopy, clusters of $mc" 180 "$rep.log" env C1D_WGC_XCOPY="$xcopy" C1D_WGC_CLUSTER="$mc" \
+  for prof in ${TC_NCU:-gpu_tf32:tma:5 gpu_3xtf32:tma:5}; do
+    IFS=: read -r impl xcopy stages <<<"$prof"
+    rep="$log/ncu-$impl-$xcopy-$stages"
+    step "ncu $impl, x by $xcopy, $stages stages" 180 "$rep.log" env C1D_WGC_XCOPY="$xcopy" C1D_WGC_STAGES="$stages" \
       ncu --clock-control none -k regex:wgc_conv_kernel -c 1 --set full --import-source yes \
-      ${gmma:+--metrics "$gmma"} -f -o "$rep" "$convlab" bench --impl "$impl" --repeats 1 --out "$log/ncu-bench.json"
+      ${gmma:+--metrics "$gmma"} -f -o "$rep" "$convlab" bench --impl "$impl" --repeats 1 --no-torch --out "$log/ncu-bench.json"
     if [ -f "$rep.ncu-rep" ]; then
       ncu --import "$rep.ncu-rep" --page details >"$rep.txt" 2>&1
       ncu --import "$rep.ncu-rep" --page raw --csv >"$rep.csv" 2>&1
@@ -79,16 +79,18 @@ if has ncu; then
   done
 fi
 
-# 3. the suite, and the sanitizers at every cluster size
+# 3. the suites, and the sanitizers at the shallowest and deepest pipelines on both x paths
 if has tests; then
-  step test_gpu_fast 300 "$log/test_gpu_fast.txt" "$build/tests/test_gpu_fast" --jobs 1 --verbose --ascii
-  grep -E 'Synthesis|^\[(FAIL|CRASH|ERR)' "$log/test_gpu_fast.txt" | head -12
+  for t in test_gpu_fast test_gpu_bench; do
+    step "$t" 300 "$log/$t.txt" "$build/tests/$t" --jobs 1 --verbose --ascii
+    grep -E 'Synthesis|^\[(FAIL|CRASH|ERR)' "$log/$t.txt" | head -12
+  done
 fi
 if has sanitize; then
-  for set in cp:1 cp:2 cp:4 tma:1 tma:2 tma:4; do
+  for set in cp:3 cp:6 tma:3 tma:6; do
     for tool in memcheck racecheck synccheck; do
-      step "$tool, x by ${set%%:*}, clusters of ${set##*:}" 150 "$log/sanitize-$tool-$set.txt" \
-        env C1D_WGC_XCOPY="${set%%:*}" C1D_WGC_CLUSTER="${set##*:}" \
+      step "$tool, x by ${set%%:*}, ${set##*:} stages" 150 "$log/sanitize-$tool-$set.txt" \
+        env C1D_WGC_XCOPY="${set%%:*}" C1D_WGC_STAGES="${set##*:}" \
         compute-sanitizer --tool "$tool" --error-exitcode 9 "$driver" sanitize --only gpu_tf32,gpu_3xtf32
       grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log/sanitize-$tool-$set.txt" | tail -1
     done
@@ -98,7 +100,7 @@ fi
 # 4. the SASS
 if has sass; then
   step "SASS of the tensor-core kernels" 90 "$log/sass.txt" bash -c \
-    "cuobjdump --dump-sass '$convlab' | grep -oE 'HGMMA[.A-Z0-9x]*|UTMALDG[.A-Z0-9]*' | sort | uniq -c | tee /dev/stderr | grep -q 'UTMALDG.*MULTICAST'"
+    "cuobjdump --dump-sass '$convlab' | grep -oE 'HGMMA[.A-Z0-9x]*|UTMALDG[.A-Z0-9]*' | sort | uniq -c | tee /dev/stderr | grep -q HGMMA"
   cat "$log/sass.txt"
 fi
 
@@ -106,8 +108,8 @@ echo "=== summary"
 printf '%s\n' "${results[@]}"
 for set in $settings; do
   [ -f "$log/bench-$set.txt" ] || continue
-  echo "--- bench, x by ${set%%:*}, clusters of ${set##*:}"
-  grep -E "$rows" "$log/bench-$set.txt" | cut -c1-120
+  echo "--- bench, x by ${set%%:*}, ${set##*:} stages"
+  grep -E "$rows" "$log/bench-$set.txt" | cut -c1-130
 done
 tar czf "$out/logs.tgz" -C "$out" logs && rm -rf "$log"
 exit $failed

@@ -2,8 +2,9 @@
  * without a device, and on a device a small bench whose JSON has every row with its ratios to both cuDNN
  * modes, its error and, beside TF32 rows, the model. PyTorch's rows of grouped benches (harness/
  * bench_torch.c) without a device: the script's JSON read back, and the one-line reason when python3 or
- * CUDA PyTorch is missing, with no temporary file left; on a device a small depthwise bench whose JSON
- * has them (or that reason) and the ratios to them. Run with --jobs 1. */
+ * CUDA PyTorch is missing, with no temporary file left; the dense problem's FP32 and TF32 rows; on a
+ * device a small depthwise bench and a small dense one whose JSON has them (or that reason) and the
+ * ratios to them. Run with --jobs 1. */
 #include <cjson/cJSON.h>
 #include <criterion/criterion.h>
 #include <dirent.h>
@@ -103,6 +104,18 @@ Test(gpu_bench, reports_every_row_with_ratios_error_and_model) {
       cr_assert(cJSON_IsNumber(cJSON_GetObjectItem(row, "model_rel_l2")), "%s has no model", name);
   }
   cr_assert(seen_fp32);
+  /* PyTorch's rows, or why there are none; with them, every row's ratio to its math mode's row */
+  cJSON *torch = cJSON_GetObjectItem(root, "torch_rows");
+  cr_assert(cJSON_IsObject(torch));
+  const int measured = cJSON_IsTrue(cJSON_GetObjectItem(torch, "measured"));
+  if (!measured) cr_log_info("PyTorch rows: not measured (%s)", cJSON_GetObjectItem(torch, "reason")->valuestring);
+  cJSON_ArrayForEach(row, rows) {
+    if (strcmp(cJSON_GetObjectItem(row, "state")->valuestring, "ran")) continue;
+    const char *name = cJSON_GetObjectItem(row, "name")->valuestring;
+    cr_assert_eq(cJSON_IsNumber(cJSON_GetObjectItem(row, "ratio_to_torch")), measured, "%s", name);
+    const char *want = strstr(name, "tf32") ? "torch_conv1d_tf32" : "torch_conv1d_fp32";
+    cr_assert_str_eq(cJSON_GetObjectItem(row, "torch_reference")->valuestring, want, "%s", name);
+  }
   cr_assert_eq(rows_seen, 5, "cudnn_fp32_fastest, cudnn_fp32, cublas_im2col_tf32, cudnn_tf32_fastest and "
                              "gpu_tf32_inputs expected");
   snprintf(out, sizeof out, "%s/b.npy", dir);
@@ -233,16 +246,21 @@ static void python_with_torch(char *out, size_t n) {
 
 /* The whole way without a device: a python3 on PATH that runs one with NumPy and PyTorch with the script's
  * hidden --device cpu, so the inputs written, the script run and its JSON read back give rows (CPU times,
- * fp32 errors). */
-Test(gpu_bench, measures_pytorchs_rows_through_the_script_and_reads_them_back) {
+ * fp32 errors). run: the problem; false when the test was skipped. */
+typedef struct cpu_torch {
+  char dir[40], bin[96], tmp[96], shim[128];
+} cpu_torch;
+
+static int measure_on_cpu(void (*run)(c1d_torch_rows *), c1d_torch_rows *t, cpu_torch *c) {
   char python[256];
   python_with_torch(python, sizeof python);
   if (access(python, X_OK) != 0) cr_skip_test("no %s", python);
-  char dir[] = "/tmp/convlab_bench_torch_XXXXXX", bin[96], tmp[96], shim[128];
+  snprintf(c->dir, sizeof c->dir, "/tmp/convlab_bench_torch_XXXXXX");
+  char *const dir = c->dir, *const bin = c->bin, *const tmp = c->tmp, *const shim = c->shim;
   cr_assert_not_null(mkdtemp(dir));
-  snprintf(bin, sizeof bin, "%s/bin", dir);
-  snprintf(tmp, sizeof tmp, "%s/tmp", dir);
-  snprintf(shim, sizeof shim, "%s/python3", bin);
+  snprintf(bin, sizeof c->bin, "%s/bin", dir);
+  snprintf(tmp, sizeof c->tmp, "%s/tmp", dir);
+  snprintf(shim, sizeof c->shim, "%s/python3", bin);
   cr_assert_eq(mkdir(bin, 0755), 0);
   cr_assert_eq(mkdir(tmp, 0755), 0);
   FILE *f = fopen(shim, "w");
@@ -254,10 +272,21 @@ Test(gpu_bench, measures_pytorchs_rows_through_the_script_and_reads_them_back) {
   snprintf(path, sizeof path, "%s:/usr/bin:/bin", bin);
   setenv("PATH", path, 1);
   setenv("TMPDIR", tmp, 1);
+  run(t);
+  if (!t->measured && strstr(t->reason, " is needed")) cr_skip_test("%s", t->reason); /* PyTorch or NumPy */
+  cr_assert(t->measured, "%s", t->reason);
+  cr_assert_eq(entries_in(tmp), 0, "the inputs were left in %s", tmp);
+  unlink(shim);
+  rmdir(bin);
+  rmdir(tmp);
+  rmdir(dir);
+  return 1;
+}
+
+Test(gpu_bench, measures_pytorchs_rows_through_the_script_and_reads_them_back) {
   c1d_torch_rows t;
-  run_torch(&t);
-  if (!t.measured && strstr(t.reason, " is needed")) cr_skip_test("%s", t.reason); /* PyTorch or NumPy */
-  cr_assert(t.measured, "%s", t.reason);
+  cpu_torch c;
+  measure_on_cpu(run_torch, &t, &c);
   cr_assert_str_eq(t.device, "cpu");
   cr_assert_eq(t.n, 2);
   const c1d_torch_row *conv1d = c1d_torch_find(&t, C1D_TORCH_CONV1D), *nhwc = c1d_torch_find(&t, C1D_TORCH_NHWC);
@@ -268,11 +297,32 @@ Test(gpu_bench, measures_pytorchs_rows_through_the_script_and_reads_them_back) {
     cr_assert_lt(t.rows[i].rel_l2, 1e-6, "%s", t.rows[i].name);
     cr_assert(strstr(t.rows[i].label, "after torch.cat((s, x))"), "%s", t.rows[i].label); /* states given */
   }
-  cr_assert_eq(entries_in(tmp), 0, "the inputs were left in %s", tmp);
-  unlink(shim);
-  rmdir(bin);
-  rmdir(tmp);
-  rmdir(dir);
+}
+
+/* A dense float32 problem (G = 1, bias, dilation 2). */
+static void run_torch_dense(c1d_torch_rows *t) {
+  const c1d_shape s = {2, 6, 5, 40, 3, 2, 1};
+  float x[2 * 6 * 40], w[5 * 6 * 3], b[5];
+  c1d_generate(&s, C1D_DIST_NORMAL, 4, x, w, b);
+  c1d_bench_torch(&s, x, w, b, NULL, 3, 0, t);
+}
+
+/* The dense table's rows: F.conv1d with TF32 off and on, in cuDNN's benchmark mode (on the CPU here: both
+ * float32-accurate). */
+Test(gpu_bench, measures_pytorchs_fp32_and_tf32_rows_of_a_dense_problem) {
+  c1d_torch_rows t;
+  cpu_torch c;
+  measure_on_cpu(run_torch_dense, &t, &c);
+  cr_assert_eq(t.n, 2);
+  const c1d_torch_row *fp32 = c1d_torch_find(&t, "torch_conv1d_fp32"), *tf32 = c1d_torch_find(&t, "torch_conv1d_tf32");
+  cr_assert_not_null(fp32);
+  cr_assert_not_null(tf32);
+  cr_assert(strstr(fp32->label, "TF32 off, benchmark mode"), "%s", fp32->label);
+  cr_assert(strstr(tf32->label, "TF32 on, benchmark mode"), "%s", tf32->label);
+  for (int i = 0; i < 2; i++) {
+    cr_assert(t.rows[i].ms > 0, "%s", t.rows[i].name);
+    cr_assert_lt(t.rows[i].rel_l2, 1e-6, "%s", t.rows[i].name);
+  }
 }
 
 /* On a device: a small depthwise bench's JSON has PyTorch's rows, or the reason there are none, and every

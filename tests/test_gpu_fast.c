@@ -252,21 +252,20 @@ Test(gpu_3xtf32, is_float32_accurate_and_matches_its_model_within_20_percent) {
   free_host_case(&h);
 }
 
-/* Neither the x path (the bulk tensor copy, or cp.async) nor clusters (weight slabs shared by multicast)
- * change any output's order of operations: every combination gives the bits of the cp.async path without
- * clusters, on shapes whose time tiles do not fill the last cluster (L of 1, 3 and 5 tiles), O past one
- * block of channels, K = 1, 3, 4 and 8, a pad too wide for the tensor copy's box, L % 4 != 0 (the
- * cp.async path either way), with and without bias. The kernel reports what it ran. */
-Test(gpu_tensor_cores, give_the_same_bits_by_either_x_path_and_in_clusters_of_1_2_and_4) {
+/* Neither the x path (the bulk tensor copy, or cp.async) nor the pipeline's depth (C1D_WGC_STAGES)
+ * changes any output's order of operations: every combination gives the bits of the cp.async path with
+ * three stages, on shapes with one, three and five time tiles, O past one block of channels, K = 1, 3, 4
+ * and 8, a pad too wide for the tensor copy's box, L % 4 != 0 (the cp.async path either way), with and
+ * without bias. The kernel reports the path it ran. */
+Test(gpu_tensor_cores, give_the_same_bits_by_either_x_path_at_any_depth) {
   skip_without_device();
-  static const c1d_shape cluster_shapes[] = {{2, 40, 300, 600, 3, 2, 1}, {1, 64, 256, 384, 4, 1, 0},
-                                             {3, 9, 70, 129, 8, 1, 1},   {1, 33, 17, 640, 1, 1, 0},
-                                             {1, 8, 40, 512, 3, 70, 1}};
-  const char *names[] = {"gpu_tf32", "gpu_3xtf32"};
-  for (size_t si = 0; si < sizeof cluster_shapes / sizeof cluster_shapes[0]; si++) {
-    const c1d_shape *s = &cluster_shapes[si];
+  static const c1d_shape path_shapes[] = {{2, 40, 300, 600, 3, 2, 1}, {1, 64, 256, 384, 4, 1, 0},
+                                          {3, 9, 70, 129, 8, 1, 1},   {1, 33, 17, 640, 1, 1, 0},
+                                          {1, 8, 40, 512, 3, 70, 1}};
+  const char *names[] = {"gpu_tf32", "gpu_3xtf32"}, *depths[] = {"3", NULL, "6"};
+  for (size_t si = 0; si < sizeof path_shapes / sizeof path_shapes[0]; si++) {
+    const c1d_shape *s = &path_shapes[si];
     host_case h = make_host_case(s, C1D_DIST_NORMAL, 700 + (uint64_t)si, 0);
-    const int64_t ntx = (s->L + 127) / 128;
     /* the box: 128 times + the pad rounded up to 4, then to a row stride of 8 (mod 32) floats */
     const int64_t need = 128 + ((c1d_pad(s) + 3) & ~INT64_C(3)), box = need + ((8 - need % 32) + 32) % 32;
     const int tensor_copy_fits = s->L % 4 == 0 && box <= 256;
@@ -278,22 +277,19 @@ Test(gpu_tensor_cores, give_the_same_bits_by_either_x_path_and_in_clusters_of_1_
       for (int xcopy = 0; xcopy < 2; xcopy++) {
         if (xcopy == 0) setenv("C1D_WGC_XCOPY", "cp", 1);
         else unsetenv("C1D_WGC_XCOPY");
-        for (int mc = 1; mc <= 4; mc *= 2) {
-          char value[2] = {(char)('0' + mc), 0};
-          setenv("C1D_WGC_CLUSTER", value, 1);
+        for (int d = 0; d < 3; d++) {
+          if (depths[d]) setenv("C1D_WGC_STAGES", depths[d], 1);
+          else unsetenv("C1D_WGC_STAGES");
           c1d_exec ex;
           run_on_gpu(impl, s, &h, &ex);
-          int expect = mc;
-          while (expect > 1 && ntx < expect) expect /= 2;
-          char want[64];
-          snprintf(want, sizeof want, "clusters of %d, x by %s", expect,
-                   xcopy && tensor_copy_fits ? "tensor copy" : "cp.async");
-          cr_assert_str_eq(ex.algo, want, "%s shape %zu asked for %d", names[i], si, mc);
-          if (xcopy == 0 && mc == 1) memcpy(first, h.y, (size_t)c1d_y_count(s) * sizeof(float));
-          else assert_same_bits(want, s, h.y, first);
+          const char *want = xcopy && tensor_copy_fits ? "x by tensor copy" : "x by cp.async";
+          cr_assert(!strncmp(ex.algo, want, strlen(want)), "%s shape %zu: ran %s, expected %s", names[i], si,
+                    ex.algo, want);
+          if (xcopy == 0 && d == 0) memcpy(first, h.y, (size_t)c1d_y_count(s) * sizeof(float));
+          else assert_same_bits(ex.algo, s, h.y, first);
         }
       }
-      unsetenv("C1D_WGC_CLUSTER");
+      unsetenv("C1D_WGC_STAGES");
       unsetenv("C1D_WGC_XCOPY");
       free(first);
     }
