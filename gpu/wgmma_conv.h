@@ -291,11 +291,13 @@ __global__ void __launch_bounds__(WGC_THREADS, 1)
         wgc_hold_u(a);
       } else {
         float t[NREG];
+        /* A fragments of both chains: the second chain's are loaded and split while the first chain's
+         * wgmmas run */
+        uint32_t ab[2][2][4], as[2][2][4];
+#pragma unroll
+        for (int c = 0; c < 2; c++) wgc_load_a_split(xs, off[c], ab[0][c], as[0][c]);
 #pragma unroll
         for (int ch = 0; ch < 2; ch++) {
-          uint32_t ab[2][4], as[2][4];
-#pragma unroll
-          for (int c = 0; c < 2; c++) wgc_load_a_split(xs, off[2 * ch + c], ab[c], as[c]);
           uint64_t dbig[2], dsmall[2];
 #pragma unroll
           for (int c = 0; c < 2; c++) {
@@ -305,15 +307,18 @@ __global__ void __launch_bounds__(WGC_THREADS, 1)
           wg_fence();
 #pragma unroll
           for (int c = 0; c < 2; c++) {
-            wg_mma_64x128x8(t, ab[c], dsmall[c], c); /* x_big * w_small (t = +0 first) */
-            wg_mma_64x128x8(t, as[c], dbig[c], 1);   /* x_small * w_big */
-            wg_mma_64x128x8(t, ab[c], dbig[c], 1);   /* x_big * w_big */
+            wg_mma_64x128x8(t, ab[ch][c], dsmall[c], c); /* x_big * w_small (t = +0 first) */
+            wg_mma_64x128x8(t, as[ch][c], dbig[c], 1);   /* x_small * w_big */
+            wg_mma_64x128x8(t, ab[ch][c], dbig[c], 1);   /* x_big * w_big */
           }
           wg_commit();
+          if (ch == 0)
+#pragma unroll
+            for (int c = 0; c < 2; c++) wgc_load_a_split(xs, off[2 + c], ab[1][c], as[1][c]);
           wg_wait<0>();
           wg_hold(t);
-          wgc_hold_u(ab);
-          wgc_hold_u(as);
+          wgc_hold_u(ab[ch]);
+          wgc_hold_u(as[ch]);
 #pragma unroll
           for (int i = 0; i < NREG; i++) acc[i] = c1d_add(acc[i], t[i]);
         }

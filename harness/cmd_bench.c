@@ -451,8 +451,6 @@ static void print_table(FILE *f, const bench_opts *o, const c1d_run_results *r, 
     const c1d_trial_result *t = &ir->trials[0];
     print_dense_cells(f, o, r, ir->name, t->time_median_ms, torch_ms(torch, uses_tf32_math(ir) ? TORCH_TF32 : TORCH_FP32),
                       t->metrics.rel_l2, t->metrics.max_abs, fail_fraction(t));
-    print_num(f, "%9.2e ", t->metrics.max_abs, 9);
-    print_num(f, "%7.2f ", 100.0 * fail_fraction(t), 7);
     if (is_tf32_row(ir) && model) {
       print_num(f, "%9.2e ", model->metrics.rel_l2, 9);
       print_num(f, "%6.2f ", t->metrics.rel_l2 / model->metrics.rel_l2, 6);
