@@ -12,17 +12,20 @@
  * CPS channels x (128 + pad) times for both warpgroups, whose zero fill outside the tensor is the causal
  * pad and the channel padding ("tensor-copy x": rows of x 16-byte aligned, a pad of at most 120); else
  * each warpgroup stages its own window by cp.async (gpu/conv_stage.h) and meets at a named barrier.
- * The tensor-copy path was measured 2x faster (notes/fast-kernels.md, issue 25): per slab a warp ran
- * about 290 instructions on the cp.async path (index divisions, address arithmetic, barriers), with
- * two warps per scheduler to hide their latencies; the copy engine takes that work off the warps.
+ * The tensor-copy path measured 1.46x faster than cp.async on the H200 (0.425 against 0.619 ms for
+ * gpu_tf32, notes/fast-kernels.md round 6): on the cp.async path a warp runs ~300 dependent instructions
+ * per slab (address arithmetic, a named barrier) with two warps per scheduler to hide them; the copy
+ * engine takes that work off the warps.
  *
  * The named tiles: WGC_THREADS = 256 (two warpgroups, each 64 times of the block's 128), BN output
  * channels (the wgmma N: 256 for 1xTF32, 128 for 3xTF32, whose chain partial needs a second set of
- * accumulators), slabs of 32 reduction entries (4 k-steps) through 3 to 5 buffers (as many as fit), one
- * block per SM. The warpgroups run on their own: each stages its own x windows (cp.async, a named
- * barrier of its 128 threads), waits on the weights' full barrier, and releases a buffer's weights through
- * its empty barrier once its wgmmas are done; thread 0 refills a buffer when both have released it. So
- * one warpgroup's fragment loads and waits overlap the other's wgmmas, with no block-wide barrier.
+ * accumulators), slabs of 32 reduction entries (4 k-steps) through 3 to 6 buffers (5 by default, as many
+ * as fit; C1D_WGC_STAGES caps them: 4, 5 and 6 measured the same), one block per SM. The warpgroups run
+ * on their own: each waits on its slab's full barrier (and on the cp.async path first stages its own
+ * x window, then meets its 128 threads at a named barrier), and releases the buffer through its empty
+ * barrier once its wgmmas are done; thread 0 refills a buffer when both have released it. So one
+ * warpgroup's fragment loads and waits overlap the other's wgmmas, with no block-wide barrier.
+ * Clusters sharing the weight slabs by multicast measured slower (fba4872, notes/fast-kernels.md).
  * The tensor core sums each k-step's eight products exactly and rounds the result toward zero
  * (mma.sync measured: notes/fast-kernels.md; wgmma agrees: its errors match the models that assume it):
  *   1xTF32 (gpu_tf32):   acc = b[o]; per k-step acc = wgmma(x_big, w_big, acc)
@@ -70,7 +73,7 @@ typedef struct wgc_plan {
   int64_t opad;      /* O padded to BN */
   int64_t nslab;     /* r / 32 */
   int xw, pada;      /* a warpgroup's x window row stride (floats), causal pad rounded up to 4 */
-  int stages;        /* buffers (3..5); slabs issued ahead = stages - 2 */
+  int stages;        /* buffers (3..6); slabs issued ahead = stages - 2 */
   int stage_bytes;   /* weights + two x windows, rounded up to 1024 */
   int64_t smem;      /* dynamic shared memory: stages, their barriers, 1024 bytes of alignment slack */
   int xt;            /* x windows by the bulk tensor copy (one window of 128 + pad times per block, row
