@@ -3,8 +3,9 @@
 # (run from the repository root, with a build made here or elsewhere and carried):
 #   1. `convlab bench` on the headline shape: every GPU implementation of tier main and variant (the
 #      cuDNN and cuBLAS rows name their algorithms: the heuristic's first, the fastest of the library's
-#      own search, the first deterministic), ratios to cuDNN's fastest per math mode, each row's error,
-#      then the PyTorch cross-check of the cuDNN paths and the TF32 model; power and clocks beside it;
+#      own search, the first deterministic), ratios to cuDNN's fastest per math mode and to PyTorch's
+#      F.conv1d in benchmark mode (its rows in the table), each row's error, then the PyTorch cross-check
+#      of the cuDNN paths and the TF32 model; power and clocks beside it;
 #   2. make run's command (`convlab run --out DIR --html`, every main implementation on the headline
 #      shape, the CPU rows on its first two batch rows), timed: the goal is under 30 s;
 #   3. compute-sanitizer memcheck, racecheck, initcheck, synccheck on `gpu_driver sanitize` (every own
