@@ -82,7 +82,6 @@ typedef struct wgc_plan {
 
 static inline int wgc_kp(int64_t K) { return K <= 1 ? 1 : K <= 2 ? 2 : K <= 4 ? 4 : 8; }
 
-
 /* Whether the tensor-copy x path can take the shape: rows of x whose byte stride is a multiple of 16 (and
  * x itself 16-byte aligned: checked per run), a window box of at most 256 times, 32-bit coordinates.
  * C1D_WGC_XCOPY=cp forces the cp.async path (the tests compare the two). */
@@ -348,10 +347,14 @@ __global__ void __launch_bounds__(WGC_THREADS, 1)
 // --- host side: state, setup, run ---------------------------------------------------------------------
 
 typedef struct wgc_state {
-  CUtensorMap wmap; /* first: the state is 64-byte aligned */
-  CUtensorMap xmap; /* x's, encoded per run (x's address is known then) */
-  float *wp;        /* [part][opad][r] TF32 weights */
-  wgc_plan plan;    /* the cp.async plan; the run takes the tensor-copy plan where it can */
+  CUtensorMap wmap;                         /* first: the state is 64-byte aligned */
+  CUtensorMap xmap;                         /* x's, encoded by the run that first sees x's address */
+  const float *xmap_x;                      /* the x xmap was encoded for, or NULL */
+  PFN_cuTensorMapEncodeTiled_v12000 encode; /* the driver's encoder, looked up once in setup */
+  float *wp;                                /* [part][opad][r] TF32 weights */
+  wgc_plan plan;                            /* the cp.async plan */
+  wgc_plan plan_xt;                         /* the tensor-copy plan, where xt_possible */
+  int xt_possible;                          /* wgc_xt_possible(shape); a run also needs x 16-byte aligned */
 } wgc_state;
 
 static inline void wgc_teardown(c1d_exec *ex) {
@@ -376,31 +379,33 @@ static inline PFN_cuTensorMapEncodeTiled_v12000 wgc_encoder(void) {
  * 128-byte swizzle. */
 static inline c1d_status wgc_encode_wmap(wgc_state *st, const char *name) {
   const wgc_plan *p = &st->plan;
-  PFN_cuTensorMapEncodeTiled_v12000 encode = wgc_encoder();
-  if (!encode) return c1d_fail(C1D_ERR_CUDA, "%s: the driver has no cuTensorMapEncodeTiled", name);
   const int nparts = p->x3 ? 2 : 1, bn = p->x3 ? wgc_tile<true>::BN : wgc_tile<false>::BN;
   const cuuint64_t dims[3] = {(cuuint64_t)p->r, (cuuint64_t)p->opad, (cuuint64_t)nparts};
   const cuuint64_t strides[2] = {(cuuint64_t)p->r * 4, (cuuint64_t)(p->r * p->opad) * 4};
   const cuuint32_t box[3] = {WGC_SLAB, (cuuint32_t)bn, (cuuint32_t)nparts}, elem[3] = {1, 1, 1};
-  const CUresult r = encode(&st->wmap, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, st->wp, dims, strides, box, elem,
+  const CUresult r = st->encode(&st->wmap, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, st->wp, dims, strides, box, elem,
                             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
                             CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
   if (r != CUDA_SUCCESS) return c1d_fail(C1D_ERR_CUDA, "%s: cuTensorMapEncodeTiled failed (CUresult %d)", name, (int)r);
   return C1D_OK;
 }
 
-/* x's tensor map: dims (L, C, N), box (xw, cps, 1), no swizzle: a slab's window, rows xw floats apart.
- * Coordinates outside the tensor (times before 0, channels past C) read as zeros. 0 if the driver refuses
- * (the run then takes the cp.async path). */
-static inline int wgc_encode_xmap(wgc_state *st, const c1d_shape *s, const wgc_plan *p, const float *x) {
-  PFN_cuTensorMapEncodeTiled_v12000 encode = wgc_encoder();
-  if (!encode) return 0;
+/* x's tensor map for the tensor-copy plan: dims (L, C, N), box (xw, cps, 1), no swizzle: a slab's window,
+ * rows xw floats apart. Coordinates outside the tensor (times before 0, channels past C) read as zeros.
+ * Encoded once per address of x. 0 if the driver refuses (the run then takes the cp.async path). */
+static inline int wgc_xmap_for(wgc_state *st, const c1d_shape *s, const float *x) {
+  if (st->xmap_x == x) return 1;
+  const wgc_plan *p = &st->plan_xt;
   const cuuint64_t dims[3] = {(cuuint64_t)s->L, (cuuint64_t)s->C, (cuuint64_t)s->N};
   const cuuint64_t strides[2] = {(cuuint64_t)s->L * 4, (cuuint64_t)(s->L * s->C) * 4};
   const cuuint32_t box[3] = {(cuuint32_t)p->xw, (cuuint32_t)p->cps, 1}, elem[3] = {1, 1, 1};
-  return encode(&st->xmap, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, (void *)x, dims, strides, box, elem,
-                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
-                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) == CUDA_SUCCESS;
+  st->xmap_x = NULL;
+  if (st->encode(&st->xmap, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 3, (void *)x, dims, strides, box, elem,
+                 CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+                 CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
+    return 0;
+  st->xmap_x = x;
+  return 1;
 }
 
 static inline c1d_status wgc_setup(const c1d_shape *s, c1d_exec *ex, int x3, const char *name) {
@@ -411,7 +416,14 @@ static inline c1d_status wgc_setup(const c1d_shape *s, c1d_exec *ex, int x3, con
     return c1d_fail(C1D_ERR_NO_MEMORY, "cannot allocate the %s state", name);
   memset(st, 0, sizeof *st);
   st->plan = wgc_make_plan(s, x3, 0);
+  st->xt_possible = wgc_xt_possible(s);
+  if (st->xt_possible) st->plan_xt = wgc_make_plan(s, x3, 1);
   ex->state = st;
+  st->encode = wgc_encoder();
+  if (!st->encode) {
+    wgc_teardown(ex);
+    return c1d_fail(C1D_ERR_CUDA, "%s: the driver has no cuTensorMapEncodeTiled", name);
+  }
   const size_t bytes = (size_t)(x3 ? 2 : 1) * (size_t)st->plan.opad * (size_t)st->plan.r * sizeof(float);
   c1d_status rc = c1d_gpu_malloc((void **)&st->wp, bytes, "the TF32 weights of the tensor-core kernel");
   if (rc == C1D_OK) rc = wgc_encode_wmap(st, name);
@@ -448,27 +460,21 @@ static c1d_status wgc_run(const c1d_shape *s, const float *x, const float *w, co
   c1d_status st = C1D_OK;
   wgc_state *ws = ex ? (wgc_state *)ex->state : NULL;
   if (!ws) return c1d_fail(C1D_ERR_INTERNAL, "%s run without setup", name);
-  const wgc_plan *base = &ws->plan;
+  const wgc_plan *p = ws->xt_possible && c1d_x_rows_aligned(s, x) && wgc_xmap_for(ws, s, x) ? &ws->plan_xt
+                                                                                          : &ws->plan;
   const cudaStream_t stream = c1d_stream_of(ex);
-  const int64_t total = base->opad * base->r, blocks = c1d_ceil_div(total, 256);
+  const int64_t total = p->opad * p->r, blocks = c1d_ceil_div(total, 256);
   wgc_weights_kernel<<<(unsigned)(blocks < 65535 ? blocks : 65535), 256, 0, stream>>>(
-      *s, base->kp, X3 ? 2 : 1, base->opad, base->r, w, ws->wp);
+      *s, p->kp, X3 ? 2 : 1, p->opad, p->r, w, ws->wp);
   C1D_LAUNCHED("wgc_weights_kernel");
-  {
-    wgc_plan p = *base;
-    if (wgc_xt_possible(s) && ((uintptr_t)x & 15) == 0) {
-      const wgc_plan xt = wgc_make_plan(s, X3, 1);
-      if (wgc_encode_xmap(ws, s, &xt, x)) p = xt;
-    }
-    switch (p.kp) {
-      case 1: st = wgc_launch_by_path<X3, 1>(s, ws, &p, x, b, y, stream); break;
-      case 2: st = wgc_launch_by_path<X3, 2>(s, ws, &p, x, b, y, stream); break;
-      case 4: st = wgc_launch_by_path<X3, 4>(s, ws, &p, x, b, y, stream); break;
-      default: st = wgc_launch_by_path<X3, 8>(s, ws, &p, x, b, y, stream); break;
-    }
-    if (st != C1D_OK) return st;
-    snprintf(ex->algo, sizeof ex->algo, "x by %s, %d stages", p.xt ? "tensor copy" : "cp.async", p.stages);
+  switch (p->kp) {
+    case 1: st = wgc_launch_by_path<X3, 1>(s, ws, p, x, b, y, stream); break;
+    case 2: st = wgc_launch_by_path<X3, 2>(s, ws, p, x, b, y, stream); break;
+    case 4: st = wgc_launch_by_path<X3, 4>(s, ws, p, x, b, y, stream); break;
+    default: st = wgc_launch_by_path<X3, 8>(s, ws, p, x, b, y, stream); break;
   }
+  if (st != C1D_OK) return st;
+  snprintf(ex->algo, sizeof ex->algo, "x by %s, %d stages", p->xt ? "tensor copy" : "cp.async", p->stages);
   snprintf(ex->math, sizeof ex->math, "%s",
            X3 ? "3xTF32 tensor cores (wgmma: small*big + big*small + big*big)"
               : "TF32 tensor cores (wgmma m64n256k8, rna inputs)");

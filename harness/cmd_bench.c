@@ -411,7 +411,7 @@ static void print_bandwidth_table(FILE *f, const bench_opts *o, const c1d_run_re
 #define TORCH_TF32 "torch_conv1d_tf32"
 
 static int uses_tf32_math(const c1d_impl_result *ir) {
-  return ir->impl && (ir->impl->precision == C1D_PREC_TF32_ALLOWED || ir->impl->precision == C1D_PREC_TF32);
+  return is_tf32_row(ir) || (ir->impl && ir->impl->precision == C1D_PREC_TF32);
 }
 
 static double torch_ms(const c1d_torch_rows *torch, const char *name) {

@@ -25,7 +25,6 @@ log=$out/logs # every log; tarred into OUT/logs.tgz at the end (a device call re
 mkdir -p "$log"
 convlab=$build/harness/convlab
 driver=$build/gpu/gpu_driver
-[ -x "$driver" ] || driver=$build/tests/gpu_driver
 if [ -n "${C1D_DEPS_PREFIX:-}" ]; then
   # shellcheck disable=SC1091
   source "$C1D_DEPS_PREFIX/env.sh"
@@ -57,18 +56,14 @@ if has bench; then
   done
 fi
 
-# 2. Nsight Compute: the sections as text, the raw metrics as CSV, and the gmma pipe's own metrics
+# 2. Nsight Compute: the sections as text, the raw metrics as CSV, the stall samples per SASS instruction
 if has ncu; then
-  ncu --query-metrics >"$log/ncu-metrics.txt" 2>&1
-  gmma=$(grep -oE 'sm__pipe_tensor_op_gmma[a-z_]*' "$log/ncu-metrics.txt" | sort -u |
-    sed 's/$/.avg.pct_of_peak_sustained_active/' | paste -sd, -)
-  echo "gmma pipe metrics: ${gmma:-none found}"
   for prof in ${TC_NCU:-gpu_tf32:tma:5 gpu_3xtf32:tma:5}; do
     IFS=: read -r impl xcopy stages <<<"$prof"
     rep="$log/ncu-$impl-$xcopy-$stages"
     step "ncu $impl, x by $xcopy, $stages stages" 180 "$rep.log" env C1D_WGC_XCOPY="$xcopy" C1D_WGC_STAGES="$stages" \
       ncu --clock-control none -k regex:wgc_conv_kernel -c 1 --set full --import-source yes \
-      ${gmma:+--metrics "$gmma"} -f -o "$rep" "$convlab" bench --impl "$impl" --repeats 1 --no-torch --out "$log/ncu-bench.json"
+      -f -o "$rep" "$convlab" bench --impl "$impl" --repeats 1 --no-torch --out "$log/ncu-bench.json"
     if [ -f "$rep.ncu-rep" ]; then
       ncu --import "$rep.ncu-rep" --page details >"$rep.txt" 2>&1
       ncu --import "$rep.ncu-rep" --page raw --csv >"$rep.csv" 2>&1

@@ -12,7 +12,7 @@
  *       its CPU twin.
  *   gpu_driver sanitize --only NAME[,NAME...]
  *       the same shapes for the named implementations alone (no oracle, no caps problems): a sanitizer
- *       run per setting of a kernel's environment (C1D_WGC_CLUSTER, say) costs seconds, not minutes.
+ *       run per setting of a kernel's environment (C1D_WGC_XCOPY, C1D_WGC_STAGES) costs seconds, not minutes.
  *   gpu_driver twins [--shape N,C,O,L,K,D,bias]
  *       at the headline shape (or the given one): every bit-exact GPU implementation against its CPU
  *       twin on all N*O*L outputs ("RESULT twin NAME TWIN DIFFERENCES" lines).
@@ -185,11 +185,11 @@ static int sanitize_shape(const c1d_shape *s, int *bad) {
     CHECK(c1d_gpu_oracle_f64(s, d.x, d.w, d.b, y64, m64));
     CHECK(c1d_gpu_synchronize());
     printf("sanitize: oracle y+m (%s path) %s ran\n", c1d_gpu_oracle_path_name(chosen), text);
-  }
-  if (!sanitize_only && chosen == C1D_ORACLE_PATH_MMA) {
-    CHECK(c1d_gpu_oracle_f64_on(C1D_ORACLE_PATH_DIRECT, s, d.x, d.w, d.b, y64, m64));
-    CHECK(c1d_gpu_synchronize());
-    printf("sanitize: oracle y+m (direct path) %s ran\n", text);
+    if (chosen == C1D_ORACLE_PATH_MMA) {
+      CHECK(c1d_gpu_oracle_f64_on(C1D_ORACLE_PATH_DIRECT, s, d.x, d.w, d.b, y64, m64));
+      CHECK(c1d_gpu_synchronize());
+      printf("sanitize: oracle y+m (direct path) %s ran\n", text);
+    }
   }
   c1d_gpu_free(y);
   c1d_gpu_free(y64);

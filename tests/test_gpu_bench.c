@@ -246,21 +246,16 @@ static void python_with_torch(char *out, size_t n) {
 
 /* The whole way without a device: a python3 on PATH that runs one with NumPy and PyTorch with the script's
  * hidden --device cpu, so the inputs written, the script run and its JSON read back give rows (CPU times,
- * fp32 errors). run: the problem; false when the test was skipped. */
-typedef struct cpu_torch {
-  char dir[40], bin[96], tmp[96], shim[128];
-} cpu_torch;
-
-static int measure_on_cpu(void (*run)(c1d_torch_rows *), c1d_torch_rows *t, cpu_torch *c) {
+ * fp32 errors). run: the problem, measured into *t; the test is skipped where PyTorch or NumPy is missing. */
+static void measure_on_cpu(void (*run)(c1d_torch_rows *), c1d_torch_rows *t) {
   char python[256];
   python_with_torch(python, sizeof python);
   if (access(python, X_OK) != 0) cr_skip_test("no %s", python);
-  snprintf(c->dir, sizeof c->dir, "/tmp/convlab_bench_torch_XXXXXX");
-  char *const dir = c->dir, *const bin = c->bin, *const tmp = c->tmp, *const shim = c->shim;
+  char dir[] = "/tmp/convlab_bench_torch_XXXXXX", bin[96], tmp[96], shim[128];
   cr_assert_not_null(mkdtemp(dir));
-  snprintf(bin, sizeof c->bin, "%s/bin", dir);
-  snprintf(tmp, sizeof c->tmp, "%s/tmp", dir);
-  snprintf(shim, sizeof c->shim, "%s/python3", bin);
+  snprintf(bin, sizeof bin, "%s/bin", dir);
+  snprintf(tmp, sizeof tmp, "%s/tmp", dir);
+  snprintf(shim, sizeof shim, "%s/python3", bin);
   cr_assert_eq(mkdir(bin, 0755), 0);
   cr_assert_eq(mkdir(tmp, 0755), 0);
   FILE *f = fopen(shim, "w");
@@ -280,13 +275,11 @@ static int measure_on_cpu(void (*run)(c1d_torch_rows *), c1d_torch_rows *t, cpu_
   rmdir(bin);
   rmdir(tmp);
   rmdir(dir);
-  return 1;
 }
 
 Test(gpu_bench, measures_pytorchs_rows_through_the_script_and_reads_them_back) {
   c1d_torch_rows t;
-  cpu_torch c;
-  measure_on_cpu(run_torch, &t, &c);
+  measure_on_cpu(run_torch, &t);
   cr_assert_str_eq(t.device, "cpu");
   cr_assert_eq(t.n, 2);
   const c1d_torch_row *conv1d = c1d_torch_find(&t, C1D_TORCH_CONV1D), *nhwc = c1d_torch_find(&t, C1D_TORCH_NHWC);
@@ -311,8 +304,7 @@ static void run_torch_dense(c1d_torch_rows *t) {
  * float32-accurate). */
 Test(gpu_bench, measures_pytorchs_fp32_and_tf32_rows_of_a_dense_problem) {
   c1d_torch_rows t;
-  cpu_torch c;
-  measure_on_cpu(run_torch_dense, &t, &c);
+  measure_on_cpu(run_torch_dense, &t);
   cr_assert_eq(t.n, 2);
   const c1d_torch_row *fp32 = c1d_torch_find(&t, "torch_conv1d_fp32"), *tf32 = c1d_torch_find(&t, "torch_conv1d_tf32");
   cr_assert_not_null(fp32);
