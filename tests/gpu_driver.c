@@ -20,7 +20,10 @@
  *       the same for the depthwise kernels at the anchor shape (N=8, C=O=G=4096, L=4096, K=4, D=1): all
  *       tensors fp32 and all bf16 in (N, C, L), all bf16 channel-last, through the GPU session.
  *   gpu_driver probe
- *       how one TF32 mma.sync rounds its accumulation (gpu/mma_probe.cu; the 3xTF32 order rests on it). */
+ *       how one TF32 mma.sync rounds its accumulation (gpu/mma_probe.cu; the 3xTF32 order rests on it).
+ *   gpu_driver fma-ceiling
+ *       the FP32 FMA rate the GPU sustains (gpu/fma_ceiling.cu), the bound on any kernel of one fma per
+ *       product, as gpu_fp32_fast: "RESULT fma-ceiling TFLOPS GHZ PERCENT_OF_PEAK_AT_THAT_CLOCK". */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +38,7 @@
 #include "numerics/arith.h"
 
 c1d_status c1d_tf32_mma_probe(const float *c, const float *p, float *out, int cases);
+c1d_status c1d_fma_ceiling(int repeats, double *tflops, double *ghz);
 
 #define CHECK(call)                                                                 \
   do {                                                                              \
@@ -379,6 +383,18 @@ static int run_probe(void) {
   return 0;
 }
 
+static int run_fma_ceiling(void) {
+  double tflops = 0.0, ghz = 0.0;
+  CHECK(c1d_fma_ceiling(10, &tflops, &ghz));
+  c1d_gpu_info info;
+  CHECK(c1d_gpu_get_info(&info));
+  const double peak = info.sm_count * 128.0 * 2.0 * ghz / 1e3; /* 128 FP32 lanes per SM (sm_80, sm_90) */
+  printf("FP32 FMA ceiling: %.1f TFLOP/s at %.2f GHz (%.1f %% of %d SMs x 128 lanes x 2 at that clock)\n", tflops,
+         ghz, 100.0 * tflops / peak, info.sm_count);
+  printf("RESULT fma-ceiling %.2f %.3f %.1f\n", tflops, ghz, 100.0 * tflops / peak);
+  return 0;
+}
+
 /* The depthwise anchor (issue 16): fp32 and bf16 in (N, C, L), bf16 channel-last. */
 static int run_twins_depthwise(void) {
   const struct { c1d_dtype d; c1d_layout_order layout; } runs[3] = {
@@ -394,7 +410,7 @@ static int run_twins_depthwise(void) {
 
 static int usage(void) {
   fprintf(stderr, "usage: gpu_driver sanitize [--only NAME,...] | twins [--shape N,C,O,L,K,D,bias | --depthwise] | "
-                  "probe\n");
+                  "probe | fma-ceiling\n");
   return 2;
 }
 
@@ -411,6 +427,7 @@ int main(int argc, char **argv) {
     return run_sanitize();
   }
   if (strcmp(argv[1], "probe") == 0 && argc == 2) return run_probe();
+  if (strcmp(argv[1], "fma-ceiling") == 0 && argc == 2) return run_fma_ceiling();
   if (strcmp(argv[1], "twins") != 0) return usage();
   if (argc == 3 && strcmp(argv[2], "--depthwise") == 0) return run_twins_depthwise();
   c1d_shape s = c1d_headline_shape();
