@@ -35,18 +35,19 @@ static __global__ void fma_ceiling_kernel(float a, float b, float *out, long lon
   if (threadIdx.x == 0) cycles[blockIdx.x] = c1 - c0;
 }
 
-/* Runs the kernel `repeats` times on 8 blocks of 256 threads per SM (one wave); *tflops: the best run's FP32 FMA rate
+/* Runs the kernel `repeats` times on as many blocks of 256 threads as the SMs hold at once (one wave); *tflops: the best run's FP32 FMA rate
  * (2 flops per fma), *ghz: that run's SM clock (clock64 cycles of a block over the event time). C1D_ERR_CUDA on failure. */
 extern "C" c1d_status c1d_fma_ceiling(int repeats, double *tflops, double *ghz) {
   c1d_status st = C1D_OK;
   float *dout = NULL;
   long long *dcyc = NULL, *hcyc = NULL;
   cudaEvent_t e0 = NULL, e1 = NULL;
-  int dev = 0, sms = 0;
+  int dev = 0, sms = 0, per_sm = 0;
   C1D_CUDA(cudaGetDevice(&dev));
   C1D_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+  C1D_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fma_ceiling_kernel, CEIL_THREADS, 0));
   {
-    const int blocks = sms * 8;
+    const int blocks = sms * (per_sm > 0 ? per_sm : 1); /* one wave: every block runs the whole time */
     hcyc = (long long *)malloc(sizeof(long long) * blocks);
     if (!hcyc) {
       st = c1d_fail(C1D_ERR_NO_MEMORY, "fma ceiling: no host memory");
@@ -74,7 +75,7 @@ extern "C" c1d_status c1d_fma_ceiling(int repeats, double *tflops, double *ghz) 
       const double tf = flops / (ms * 1e-3) / 1e12;
       if (r > 0 && tf > *tflops) {
         *tflops = tf;
-        *ghz = cyc / (ms * 1e-3) / 1e9; /* one wave of blocks; the event time includes the launch */
+        *ghz = cyc / (ms * 1e-3) / 1e9; /* a lower bound: the event time includes the launch */
       }
     }
   }

@@ -95,16 +95,13 @@ static __device__ __forceinline__ void wg_tma_load_3d(void *smem, const void *tm
       : "memory");
 }
 
-// --- wgmma, TF32 (written out for the three widths the kernels use) --------------------------------------
+// --- wgmma, TF32 (written out for the two widths the kernels use) --------------------------------------
 
-/* The accumulator operands of one thread: 32, 64 or 128 floats, tied in and out ("+f"), numbered from %0. */
+/* The accumulator operands of one thread: 64 or 128 floats, tied in and out ("+f"), numbered from %0. */
 #define WG_F8(d, i) "+f"(d[i]), "+f"(d[i + 1]), "+f"(d[i + 2]), "+f"(d[i + 3]), "+f"(d[i + 4]), "+f"(d[i + 5]), \
                     "+f"(d[i + 6]), "+f"(d[i + 7])
 #define WG_F64(d, i) WG_F8(d, i), WG_F8(d, i + 8), WG_F8(d, i + 16), WG_F8(d, i + 24), WG_F8(d, i + 32), \
                      WG_F8(d, i + 40), WG_F8(d, i + 48), WG_F8(d, i + 56)
-#define WG_REGS_0_31 \
-  "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15," \
-  "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31"
 #define WG_REGS_0_63 \
   "%0,%1,%2,%3,%4,%5,%6,%7,%8,%9,%10,%11,%12,%13,%14,%15," \
   "%16,%17,%18,%19,%20,%21,%22,%23,%24,%25,%26,%27,%28,%29,%30,%31," \
@@ -125,15 +122,6 @@ static __device__ __forceinline__ void wg_mma_64x128x8(float (&d)[64], const uin
   asm volatile(WG_SCALE_D(69) "wgmma.mma_async.sync.aligned.m64n128k8.f32.tf32.tf32 {" WG_REGS_0_63
                "}, {%64,%65,%66,%67}, %68, p, 1, 1;\n}\n"
                : WG_F64(d, 0)
-               : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
-}
-
-/* The same on a 64 x 64 x 8 tile. */
-static __device__ __forceinline__ void wg_mma_64x64x8(float (&d)[32], const uint32_t (&a)[4], uint64_t desc_b,
-                                                      int accumulate) {
-  asm volatile(WG_SCALE_D(37) "wgmma.mma_async.sync.aligned.m64n64k8.f32.tf32.tf32 {" WG_REGS_0_31
-               "}, {%32,%33,%34,%35}, %36, p, 1, 1;\n}\n"
-               : WG_F8(d, 0), WG_F8(d, 8), WG_F8(d, 16), WG_F8(d, 24)
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "l"(desc_b), "r"(accumulate));
 }
 

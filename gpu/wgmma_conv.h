@@ -76,8 +76,6 @@ typedef struct wgc_plan {
   int stages;        /* buffers (3..6); slabs issued ahead = stages - 2 */
   int stage_bytes;   /* weights + two x windows, rounded up to 1024 */
   int64_t smem;      /* dynamic shared memory: stages, their barriers, 1024 bytes of alignment slack */
-  int x3h;           /* 3xTF32 in pipelined halves, on the tensor-copy path (else, or with
-                      * C1D_WGC_X3=serial, the serial schedule) */
   int xt;            /* x windows by the bulk tensor copy (one window of 128 + pad times per block, row
                       * stride xw); else by cp.async (one window of 64 + pad per warpgroup) */
 } wgc_plan;
@@ -106,8 +104,6 @@ static inline wgc_plan wgc_make_plan(const c1d_shape *s, int x3, int xt) {
   p.opad = c1d_ceil_div(s->O, bn) * bn;
   p.nslab = p.r / WGC_SLAB;
   p.xt = xt;
-  const char *sched = getenv("C1D_WGC_X3");
-  p.x3h = x3 && xt && !(sched && !strcmp(sched, "serial"));
   p.xw = (int)c1d_window_stride(s, xt ? WGC_BM : WGC_BM / 2);
   p.pada = (int)c1d_pad_aligned(s);
   const int64_t stage = wbytes + (xt ? 1 : 2) * (int64_t)p.cps * p.xw * 4;
@@ -186,34 +182,6 @@ static __device__ __forceinline__ void wgc_hold_u(uint32_t (&a)[M][4]) {
     for (int e = 0; e < 4; e++) asm volatile("" : "+r"(a[i][e])::"memory");
 }
 
-/* 3xTF32, halves: chain CH of a slab (k-steps 2CH, 2CH+1) on 64 of the block's channels, t = +0
- * then the three products per k-step, as one committed group. db, ds: the big and small weights'
- * descriptors of the slab's first row of those channels. */
-template <int CH>
-static __device__ __forceinline__ void wgc_x3_half_chain(float (&t)[32], const uint32_t (&ab)[2][4],
-                                                         const uint32_t (&as)[2][4], uint64_t db, uint64_t ds) {
-  uint64_t dbig[2], dsmall[2];
-#pragma unroll
-  for (int c = 0; c < 2; c++) {
-    dbig[c] = wg_desc_pin(db + 2 * (2 * CH + c));
-    dsmall[c] = wg_desc_pin(ds + 2 * (2 * CH + c));
-  }
-  wg_fence();
-#pragma unroll
-  for (int c = 0; c < 2; c++) {
-    wg_mma_64x64x8(t, ab[c], dsmall[c], c); /* x_big * w_small (t = +0 first) */
-    wg_mma_64x64x8(t, as[c], dbig[c], 1);   /* x_small * w_big */
-    wg_mma_64x64x8(t, ab[c], dbig[c], 1);   /* x_big * w_big */
-  }
-  wg_commit();
-}
-
-/* acc[i] = acc[i] + t[i] (IEEE, round to nearest) */
-static __device__ __forceinline__ void wgc_add_chain(float *acc, const float (&t)[32]) {
-#pragma unroll
-  for (int i = 0; i < 32; i++) acc[i] = c1d_add(acc[i], t[i]);
-}
-
 /* cp.async.wait_group with the plan's run-time depth (slabs ahead - 1 = stages - 3). */
 static __device__ __forceinline__ void wgc_cp_wait(int stages) {
   if (stages >= 6) c1d_cp_async_wait<3>();
@@ -222,7 +190,7 @@ static __device__ __forceinline__ void wgc_cp_wait(int stages) {
   else c1d_cp_async_wait<0>();
 }
 
-template <bool X3, int KP, bool XT, bool HV>
+template <bool X3, int KP, bool XT>
 __global__ void __launch_bounds__(WGC_THREADS, 1)
     wgc_conv_kernel(const __grid_constant__ CUtensorMap wmap, const __grid_constant__ CUtensorMap xmap,
                     const c1d_shape s, const wgc_plan p, const int xvec, const float *__restrict__ x,
@@ -323,39 +291,6 @@ __global__ void __launch_bounds__(WGC_THREADS, 1)
         wg_wait<0>();
         wg_hold(acc);
         wgc_hold_u(a);
-      } else if constexpr (HV) {
-        /* Four groups a slab, chain 0 then chain 1, each on channels 0-63 (into plo) then 64-127 (phi):
-         * a group's partial is added to acc while the next group runs. Each output gets the same
-         * operations in the same order as in the serial schedule below. (Groups kept in flight across
-         * slabs made ptxas serialise every wgmma, C7514.) */
-        float plo[32], phi[32];
-        uint32_t ab[2][2][4], as[2][2][4];
-        const uint64_t db = wg_desc_sw128(sb), ds = wg_desc_sw128(sb + BN * WGC_SLAB * 4);
-        constexpr uint64_t H1 = 64 * WGC_SLAB * 4 >> 4; /* the descriptors' start of channel 64 */
-#pragma unroll
-        for (int c = 0; c < 2; c++) wgc_load_a_split(xs, off[c], ab[0][c], as[0][c]);
-        wgc_x3_half_chain<0>(plo, ab[0], as[0], db, ds);
-        wgc_x3_half_chain<0>(phi, ab[0], as[0], db + H1, ds + H1);
-#pragma unroll
-        for (int c = 0; c < 2; c++) wgc_load_a_split(xs, off[2 + c], ab[1][c], as[1][c]);
-        wg_wait<1>();
-        wg_hold(plo);
-        wgc_add_chain(acc, plo);
-        wgc_x3_half_chain<1>(plo, ab[1], as[1], db, ds);
-        wg_wait<1>();
-        wg_hold(phi);
-        wgc_hold_u(ab[0]);
-        wgc_hold_u(as[0]);
-        wgc_add_chain(acc + 32, phi);
-        wgc_x3_half_chain<1>(phi, ab[1], as[1], db + H1, ds + H1);
-        wg_wait<1>();
-        wg_hold(plo);
-        wgc_add_chain(acc, plo);
-        wg_wait<0>();
-        wg_hold(phi);
-        wgc_hold_u(ab[1]);
-        wgc_hold_u(as[1]);
-        wgc_add_chain(acc + 32, phi);
       } else {
         float t[NREG];
         /* A fragments of both chains: the second chain's are loaded and split while the first chain's
@@ -496,14 +431,14 @@ static inline c1d_status wgc_setup(const c1d_shape *s, c1d_exec *ex, int x3, con
   return rc;
 }
 
-template <bool X3, int KP, bool XT, bool HV>
+template <bool X3, int KP, bool XT>
 static c1d_status wgc_launch_conv(const c1d_shape *s, const wgc_state *ws, const wgc_plan *p, const float *x,
                                   const float *b, float *y, cudaStream_t stream) {
   c1d_status st = C1D_OK;
   const dim3 grid = c1d_grid(c1d_ceil_div(s->L, WGC_BM), c1d_ceil_div(s->O, wgc_tile<X3>::BN), s->N);
-  C1D_CUDA(cudaFuncSetAttribute(wgc_conv_kernel<X3, KP, XT, HV>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  C1D_CUDA(cudaFuncSetAttribute(wgc_conv_kernel<X3, KP, XT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 (int)p->smem));
-  wgc_conv_kernel<X3, KP, XT, HV><<<grid, WGC_THREADS, (size_t)p->smem, stream>>>(
+  wgc_conv_kernel<X3, KP, XT><<<grid, WGC_THREADS, (size_t)p->smem, stream>>>(
       ws->wmap, ws->xmap, *s, *p, c1d_x_rows_aligned(s, x), x, b, y);
   C1D_LAUNCHED("wgc_conv_kernel");
 done:
@@ -513,9 +448,8 @@ done:
 template <bool X3, int KP>
 static c1d_status wgc_launch_by_path(const c1d_shape *s, const wgc_state *ws, const wgc_plan *p, const float *x,
                                      const float *b, float *y, cudaStream_t stream) {
-  if (X3 && p->x3h) return wgc_launch_conv<X3, KP, true, X3>(s, ws, p, x, b, y, stream);
-  return p->xt ? wgc_launch_conv<X3, KP, true, false>(s, ws, p, x, b, y, stream)
-               : wgc_launch_conv<X3, KP, false, false>(s, ws, p, x, b, y, stream);
+  return p->xt ? wgc_launch_conv<X3, KP, true>(s, ws, p, x, b, y, stream)
+               : wgc_launch_conv<X3, KP, false>(s, ws, p, x, b, y, stream);
 }
 
 /* The run: weights into TF32 parts, then the convolution, its x windows by the tensor copy where the
@@ -540,8 +474,7 @@ static c1d_status wgc_run(const c1d_shape *s, const float *x, const float *w, co
     default: st = wgc_launch_by_path<X3, 8>(s, ws, p, x, b, y, stream); break;
   }
   if (st != C1D_OK) return st;
-  snprintf(ex->algo, sizeof ex->algo, "x by %s, %d stages%s", p->xt ? "tensor copy" : "cp.async", p->stages,
-           X3 ? (p->x3h ? ", halves" : ", serial") : "");
+  snprintf(ex->algo, sizeof ex->algo, "x by %s, %d stages", p->xt ? "tensor copy" : "cp.async", p->stages);
   snprintf(ex->math, sizeof ex->math, "%s",
            X3 ? "3xTF32 tensor cores (wgmma: small*big + big*small + big*big)"
               : "TF32 tensor cores (wgmma m64n256k8, rna inputs)");

@@ -13,7 +13,8 @@
 #      memcheck and racecheck again with the channel-last ring kernels' strips forced to 37 positions;
 #   4. every GPU test suite (kernels and their CPU twins, libraries, bench, the bug zoo, fast kernels):
 #      none may fail, none may skip except the "no device" tests;
-#   5. the twins at the headline shape (gpu_driver twins), the tensor-core rounding probe, the SASS of
+#   5. the twins at the headline shape (gpu_driver twins), the tensor-core rounding probe, the FP32 FMA
+#      ceiling (gpu_driver fma-ceiling: the bound on a kernel of one fma per product), the SASS of
 #      the tensor-core kernels (HGMMA, bulk tensor copies), the float64 oracle against PyTorch's;
 #   6. the story's comparison (`--compare gpu_naive,cudnn_tf32`) with its verdicts and HTML report;
 #   7. the depthwise kernels (issue 16) at the anchor shape N=8, C=O=G=4096, L=4096, K=4: the twins on
@@ -99,11 +100,13 @@ for t in "$build"/tests/test_gpu*; do
   [ -n "$bad" ] && record "$name" "SKIPPED TESTS: $bad"
 done
 
-# 5. twins at the headline shape, the probe, the SASS, the oracle against cuDNN float64
+# 5. twins at the headline shape, the probe, the FMA ceiling, the SASS, the oracle against cuDNN float64
 run "gpu_driver twins" 150 "$out/twins.txt" "$driver" twins
 grep -E '^RESULT twin' "$out/twins.txt"
 run "gpu_driver probe" 30 "$out/probe.txt" "$driver" probe
 grep -E '^RESULT probe' "$out/probe.txt"
+run "gpu_driver fma-ceiling" 30 "$out/fma-ceiling.txt" "$driver" fma-ceiling
+grep -E '^FP32 FMA ceiling' "$out/fma-ceiling.txt"
 run "SASS of the tensor-core kernels" 60 "$out/sass.txt" bash -c \
   "cuobjdump --dump-sass '$convlab' | grep -oE 'HGMMA[.A-Z0-9x]*|UTMALDG[.A-Z0-9]*' | sort | uniq -c | tee /dev/stderr | grep -q HGMMA"
 cat "$out/sass.txt"

@@ -3,21 +3,19 @@
 # elsewhere and carried):
 #   1. `convlab bench` on the headline shape (N=32, C=O=256, L=8192, K=4) for the tensor-core rows and
 #      gpu_fp32_fast, once per setting of the wgmma engine: x windows by cp.async or by the bulk tensor
-#      copy (C1D_WGC_XCOPY), 3 to 6 stages (C1D_WGC_STAGES), gpu_3xtf32's schedule (C1D_WGC_X3: serial
-#      chains or pipelined halves); each run with cuDNN's fastest FP32 and TF32 and PyTorch's F.conv1d
-#      (benchmark mode, TF32 off and on) beside it; and the FP32 FMA ceiling (gpu_driver fma-ceiling);
+#      copy (C1D_WGC_XCOPY), 3 to 6 stages (C1D_WGC_STAGES); each run with cuDNN's fastest FP32 and TF32
+#      and PyTorch's F.conv1d (benchmark mode, TF32 off and on) beside it; and the FP32 FMA ceiling
+#      (gpu_driver fma-ceiling);
 #   2. Nsight Compute on the wgmma kernels: duration, tensor pipe, L2 and DRAM throughput, warp stalls
 #      (the sections as text, the raw metrics as CSV, gpu_tf32's stall samples per SASS instruction);
 #   3. test_gpu_fast (every setting gives the same bits; models; integers), test_gpu_bench, compute-sanitizer
-#      memcheck, racecheck and synccheck on gpu_tf32 and gpu_3xtf32 at both x paths, the shallowest and
-#      deepest pipelines and both 3xTF32 schedules;
+#      memcheck, racecheck and synccheck on gpu_tf32 and gpu_3xtf32 at every setting;
 #   4. the SASS of the tensor-core kernels (HGMMA, UTMALDG with and without multicast).
 # usage: scripts/device-tc.sh BUILD_DIR   (OUT: the log folder, default ./device-tc-out;
 #        C1D_DEPS_PREFIX: a prefix holding Criterion's env.sh, see ../shared/device;
-#        TC_STEPS: the steps to run, default "bench ceiling ncu tests sanitize sass"; TC_SETTINGS: the
-#        engine's settings as XCOPY:STAGES:X3, default "tma:5:serial tma:5:halves cp:5:halves";
-#        TC_NCU: those ncu profiles, as IMPL:XCOPY:STAGES:X3, default
-#        "gpu_3xtf32:tma:5:halves")
+#        TC_STEPS: the steps to run, default "bench ceiling ncu tests sanitize sass"; TC_SETTINGS: the engine's
+#        settings as XCOPY:STAGES, default "cp:5 tma:4 tma:5 tma:6"; TC_NCU: those ncu profiles, as
+#        IMPL:XCOPY:STAGES, default "gpu_tf32:tma:5 gpu_3xtf32:tma:5")
 # Exit status 0 only when every step ran and passed; one line per step and the bench rows close the output.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -50,12 +48,11 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 echo "git: $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 
 # 1. the bench, once per setting; the FMA ceiling
-settings=${TC_SETTINGS:-tma:5:serial tma:5:halves cp:5:halves}
+settings=${TC_SETTINGS:-cp:5 tma:4 tma:5 tma:6}
 if has bench; then
   for set in $settings; do
-    IFS=: read -r xcopy stages x3 <<<"$set"
-    step "bench, x by $xcopy, $stages stages, 3xTF32 ${x3:-halves}" 150 "$log/bench-$set.txt" \
-      env C1D_WGC_XCOPY="$xcopy" C1D_WGC_STAGES="$stages" C1D_WGC_X3="${x3:-halves}" "$convlab" bench \
+    step "bench, x by ${set%%:*}, ${set##*:} stages" 150 "$log/bench-$set.txt" \
+      env C1D_WGC_XCOPY="${set%%:*}" C1D_WGC_STAGES="${set##*:}" "$convlab" bench \
       --impl gpu_tf32,gpu_3xtf32,gpu_fp32_fast --repeats 30 --out "$log/bench-$set.json"
   done
 fi
@@ -66,11 +63,10 @@ fi
 
 # 2. Nsight Compute: the sections as text, the raw metrics as CSV, the stall samples per SASS instruction
 if has ncu; then
-  for prof in ${TC_NCU:-gpu_3xtf32:tma:5:halves}; do
-    IFS=: read -r impl xcopy stages x3 <<<"$prof"
-    rep="$log/ncu-$impl-$xcopy-$stages-${x3:-halves}"
-    step "ncu $impl, x by $xcopy, $stages stages, 3xTF32 ${x3:-halves}" 180 "$rep.log" \
-      env C1D_WGC_XCOPY="$xcopy" C1D_WGC_STAGES="$stages" C1D_WGC_X3="${x3:-halves}" \
+  for prof in ${TC_NCU:-gpu_tf32:tma:5 gpu_3xtf32:tma:5}; do
+    IFS=: read -r impl xcopy stages <<<"$prof"
+    rep="$log/ncu-$impl-$xcopy-$stages"
+    step "ncu $impl, x by $xcopy, $stages stages" 180 "$rep.log" env C1D_WGC_XCOPY="$xcopy" C1D_WGC_STAGES="$stages" \
       ncu --clock-control none -k regex:wgc_conv_kernel -c 1 --set full --import-source yes \
       -f -o "$rep" "$convlab" bench --impl "$impl" --repeats 1 --no-torch --out "$log/ncu-bench.json"
     if [ -f "$rep.ncu-rep" ]; then
@@ -91,11 +87,10 @@ if has tests; then
   done
 fi
 if has sanitize; then
-  for set in cp:3:halves tma:6:halves tma:3:serial; do
-    IFS=: read -r xcopy stages x3 <<<"$set"
+  for set in cp:3 cp:6 tma:3 tma:6; do
     for tool in memcheck racecheck synccheck; do
-      step "$tool, x by $xcopy, $stages stages, 3xTF32 $x3" 150 "$log/sanitize-$tool-$set.txt" \
-        env C1D_WGC_XCOPY="$xcopy" C1D_WGC_STAGES="$stages" C1D_WGC_X3="$x3" \
+      step "$tool, x by ${set%%:*}, ${set##*:} stages" 150 "$log/sanitize-$tool-$set.txt" \
+        env C1D_WGC_XCOPY="${set%%:*}" C1D_WGC_STAGES="${set##*:}" \
         compute-sanitizer --tool "$tool" --error-exitcode 9 "$driver" sanitize --only gpu_tf32,gpu_3xtf32
       grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log/sanitize-$tool-$set.txt" | tail -1
     done
@@ -113,7 +108,7 @@ echo "=== summary"
 printf '%s\n' "${results[@]}"
 for set in $settings; do
   [ -f "$log/bench-$set.txt" ] || continue
-  echo "--- bench, setting $set"
+  echo "--- bench, x by ${set%%:*}, ${set##*:} stages"
   grep -E "$rows" "$log/bench-$set.txt" | cut -c1-130
 done
 tar czf "$out/logs.tgz" -C "$out" logs && rm -rf "$log"
