@@ -387,16 +387,27 @@ static float *filled(int64_t count, float value) {
   return v;
 }
 
-/* ms for TF32's model at `count` elements of s: in order from the first, or scattered as the
- * explainer's sample is past C1D_EXPLAIN_SAMPLE outputs, timed after as many others (the real sample's
- * 65536 elements read each line of x again and again: the first ones' misses are not the rule); NAN
- * when out of memory. */
+/* ms for TF32's model at `count` elements of s: in order from the first, or as the explainer's sample
+ * past C1D_EXPLAIN_SAMPLE outputs is visited (its pseudo-random elements in (n, t, o) order,
+ * c1d_explain_visit_order), timed after as many others (the real sample's elements read each line of x
+ * again and again: the first ones' misses are not the rule); NAN when out of memory. */
 static double model_ms(const c1d_shape *s, int64_t count, int scattered) {
   float *x = filled(c1d_x_count(s), 0.5f), *w = filled(c1d_w_count(s), 0.25f), *b = filled(s->O, 0.125f);
   float *st = s->states ? filled(c1d_s_count(s), 0.5f) : NULL;
+  const int64_t total = c1d_y_count(s), S = total < SAMPLE ? total : SAMPLE;
   double *v = malloc((size_t)count * sizeof *v), ms = NAN;
-  const int64_t total = c1d_y_count(s);
-  if (x && w && b && v && (!s->states || st)) {
+  int64_t *idx = malloc((size_t)S * sizeof *idx), *visit = malloc((size_t)S * sizeof *visit);
+  int ok = x && w && b && v && idx && visit && (!s->states || st);
+  if (ok && scattered) {
+    for (int64_t j = 0; j < S; j++) {
+      uint64_t z = (uint64_t)j + 0x9e3779b97f4a7c15ull; /* splitmix64, as the explainer's */
+      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+      idx[j] = (int64_t)((z ^ (z >> 31)) % (uint64_t)total);
+    }
+    ok = c1d_explain_visit_order(s, idx, S, visit) == 0;
+  }
+  if (ok) {
     c1d_model_inputs mi;
     c1d_model_inputs_view(x, w, st, c1d_model_spec_of(C1D_MODEL_TF32_RNA), &mi);
     double t0 = now_ms();
@@ -404,10 +415,7 @@ static double model_ms(const c1d_shape *s, int64_t count, int scattered) {
       t0 = now_ms();
 #pragma omp parallel for schedule(dynamic, 16)
       for (int64_t j = 0; j < count; j++) {
-        uint64_t z = (uint64_t)(j + pass * count) + 0x9e3779b97f4a7c15ull; /* splitmix64, as the explainer's */
-        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-        const int64_t i = scattered ? (int64_t)((z ^ (z >> 31)) % (uint64_t)total) : j % total;
+        const int64_t i = scattered ? idx[visit[(j + pass * count) % S]] : j % total;
         c1d_model_eval_at(s, &mi, s->bias ? b : NULL, i / (s->L * s->O), i / s->L % s->O, i % s->L, &v[j], NULL,
                           NULL);
       }
@@ -415,16 +423,17 @@ static double model_ms(const c1d_shape *s, int64_t count, int scattered) {
     ms = now_ms() - t0;
     c1d_model_inputs_free(&mi);
   }
-  free(x), free(w), free(b), free(st), free(v);
+  free(x), free(w), free(b), free(st), free(v), free(idx), free(visit);
   return ms;
 }
 
 /* How much more a model costs per element of the explainer's sample at the real size than on the
  * sample point. There the sample is every output in order, each element reading the cache lines of x
- * and w its neighbour read; past C1D_EXPLAIN_SAMPLE outputs it is scattered at random, each element
- * missing the caches (the README's third command: 5.6 ns a product there, 2.7 on the sample point,
- * which made its estimate 25 % short). TF32's model, which every preparation makes, timed on about 2
- * million products each way, on the real tensors (x cut to 64 MB). */
+ * and w its neighbour read; past C1D_EXPLAIN_SAMPLE outputs it is scattered, fewer neighbours share
+ * lines (in the sample's random order every element missed the caches: the README's third command,
+ * 5.6 ns a product there, 2.7 on the sample point, which made its estimate 25 % short; the visit order
+ * of c1d_explain_visit_order took most of that away). TF32's model, which every preparation makes,
+ * timed on about 2 million products each way, on the real tensors (x cut to 64 MB). */
 static double random_order_factor(const c1d_shape *s, const c1d_shape *sample) {
   c1d_shape real = *s;
   real.N = clamp64((INT64_C(1) << 24) / (s->C * s->L), 1, s->N);

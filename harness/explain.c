@@ -46,6 +46,33 @@ static void sample_position(const c1d_shape *s, int64_t i, int64_t *n, int64_t *
   *n = i / (s->L * s->O);
 }
 
+typedef struct visit_key {
+  int64_t key, pos;
+} visit_key;
+
+static int by_visit_key(const void *a, const void *b) {
+  const visit_key *p = a, *q = b;
+  return p->key < q->key ? -1 : p->key > q->key ? 1 : (p->pos > q->pos) - (p->pos < q->pos);
+}
+
+int c1d_explain_visit_order(const c1d_shape *s, const int64_t *idx, int64_t count, int64_t *visit) {
+  if (count == c1d_y_count(s)) { /* every element in (n, o, t) order: x and w already read in turn */
+    for (int64_t j = 0; j < count; j++) visit[j] = j;
+    return 0;
+  }
+  visit_key *k = malloc((size_t)(count > 0 ? count : 1) * sizeof *k);
+  if (!k) return -1;
+  for (int64_t j = 0; j < count; j++) {
+    int64_t n, o, t;
+    sample_position(s, idx[j], &n, &o, &t);
+    k[j] = (visit_key){(n * s->L + t) * s->O + o, j};
+  }
+  qsort(k, (size_t)count, sizeof *k, by_visit_key);
+  for (int64_t j = 0; j < count; j++) visit[j] = k[j].pos;
+  free(k);
+  return 0;
+}
+
 /* Error statistics of values v (packed like the sample) against the packed oracle. */
 static int stats_of_packed(const c1d_explainer *ex, const double *v, c1d_error_stats *out) {
   int64_t *ident = malloc((size_t)(ex->sample_count > 0 ? ex->sample_count : 1) * sizeof *ident);
@@ -75,7 +102,8 @@ static int sample_model(c1d_explainer *ex, int model) {
   }
   const c1d_shape *s = &ex->shape;
 #pragma omp parallel for schedule(dynamic, 256)
-  for (int64_t j = 0; j < S; j++) {
+  for (int64_t jv = 0; jv < S; jv++) {
+    const int64_t j = ex->visit[jv];
     int64_t n, o, t;
     double v;
     sample_position(s, ex->sample[j], &n, &o, &t);
@@ -115,7 +143,8 @@ static const double *lazy_sample_permuted(void *ctx) {
   if (!d) return NULL;
   const c1d_shape *s = &ex->shape;
 #pragma omp parallel for schedule(dynamic, 256)
-  for (int64_t j = 0; j < S; j++) {
+  for (int64_t jv = 0; jv < S; jv++) {
+    const int64_t j = ex->visit[jv];
     int64_t n, o, t;
     sample_position(s, ex->sample[j], &n, &o, &t);
     d[j] = (double)c1d_permuted_fp32_at(s, ex->x, ex->w, ex->b, ex->st, ex->perm, n, o, t) - ex->sample_ref[j];
@@ -130,7 +159,8 @@ static const double *lazy_sample_sq(void *ctx) {
   if (!d) return NULL;
   const c1d_shape *s = &ex->shape;
 #pragma omp parallel for schedule(dynamic, 256)
-  for (int64_t j = 0; j < ex->sample_count; j++) {
+  for (int64_t jv = 0; jv < ex->sample_count; jv++) {
+    const int64_t j = ex->visit[jv];
     int64_t n, o, t;
     sample_position(s, ex->sample[j], &n, &o, &t);
     d[j] = c1d_sq_products_at(s, ex->x, ex->w, ex->st, n, o, t);
@@ -285,12 +315,13 @@ c1d_status c1d_explainer_prepare_ex(c1d_explainer *ex, const c1d_shape *s, const
   const size_t sb = (size_t)(S > 0 ? S : 1);
   ex->terms_t = malloc((size_t)s->L * sizeof *ex->terms_t);
   ex->sample = malloc(sb * sizeof *ex->sample);
+  ex->visit = malloc(sb * sizeof *ex->visit);
   ex->sample_ref = malloc(sb * sizeof *ex->sample_ref);
   ex->sample_mag = malloc(sb * sizeof *ex->sample_mag);
   ex->naive_err = malloc(sb * sizeof *ex->naive_err);
   int32_t *perm = ex->perm = malloc((size_t)c1d_terms(s) * sizeof *perm);
   c1d_status st = C1D_OK;
-  if (!ex->terms_t || !ex->sample || !ex->sample_ref || !ex->sample_mag || !ex->naive_err || !perm) {
+  if (!ex->terms_t || !ex->sample || !ex->visit || !ex->sample_ref || !ex->sample_mag || !ex->naive_err || !perm) {
     st = c1d_fail(C1D_ERR_NO_MEMORY, "explainer: cannot allocate its sample of %lld elements",
                   (long long)S);
     goto done;
@@ -349,6 +380,10 @@ c1d_status c1d_explainer_prepare_ex(c1d_explainer *ex, const c1d_shape *s, const
     ex->sample_mag[j] = mag[i];
     ex->naive_err[j] = (double)ex->naive[i] - ref[i];
   }
+  if (c1d_explain_visit_order(s, ex->sample, S, ex->visit) != 0) {
+    st = c1d_fail(C1D_ERR_NO_MEMORY, "explainer: cannot allocate the order of its sample");
+    goto done;
+  }
   ex->info.count = S;
   ex->info.idx = ex->sample;
   ex->info.naive_err = ex->naive_err;
@@ -396,6 +431,7 @@ c1d_status c1d_explainer_explain(c1d_explainer *ex, const float *cand, int repea
 void c1d_explainer_release(c1d_explainer *ex) {
   free(ex->terms_t);
   free(ex->sample);
+  free(ex->visit);
   free(ex->sample_ref);
   free(ex->sample_mag);
   free(ex->naive_err);
