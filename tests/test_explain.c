@@ -178,6 +178,33 @@ Test(explain, formats_ranges_compactly) {
   cr_assert_str_eq(buf, "-");
 }
 
+/* The order the sample's per-element passes take: a permutation of its positions, by (n, t, o) then by
+ * position; every element in order keeps its order. */
+Test(explain, visits_the_sample_by_batch_row_time_and_channel) {
+  const c1d_shape s = {3, 4, 5, 7, 2, 1, 0};
+  enum { COUNT = 40 };
+  int64_t idx[COUNT], visit[COUNT];
+  for (int j = 0; j < COUNT; j++) idx[j] = (int64_t)((j * 37 + 11) % c1d_y_count(&s)); /* scattered, repeats */
+  idx[5] = idx[9];
+  cr_assert_eq(c1d_explain_visit_order(&s, idx, COUNT, visit), 0);
+  unsigned char seen[COUNT] = {0};
+  int64_t prev_key = -1, prev_pos = -1;
+  for (int j = 0; j < COUNT; j++) {
+    cr_assert(visit[j] >= 0 && visit[j] < COUNT && !seen[visit[j]], "visit is a permutation");
+    seen[visit[j]] = 1;
+    const int64_t i = idx[visit[j]], t = i % s.L, o = i / s.L % s.O, n = i / (s.L * s.O);
+    const int64_t key = (n * s.L + t) * s.O + o;
+    cr_assert(key > prev_key || (key == prev_key && visit[j] > prev_pos), "position %d out of order", j);
+    prev_key = key, prev_pos = visit[j];
+  }
+  const int64_t all = c1d_y_count(&s);
+  int64_t every[105], order[105];
+  cr_assert_eq(all, 105);
+  for (int64_t j = 0; j < all; j++) every[j] = j;
+  cr_assert_eq(c1d_explain_visit_order(&s, every, all, order), 0);
+  for (int64_t j = 0; j < all; j++) cr_assert_eq(order[j], j);
+}
+
 Test(explain, verdict_names_are_the_documented_words) {
   const char *words[] = {"fp32-rounding", "tf32-inputs", "reduced-precision", "bug-localized",
                          "bug-global", "non-finite", "inconclusive"};
