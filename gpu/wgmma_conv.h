@@ -20,8 +20,7 @@
  * The named tiles: WGC_THREADS = 256 (two warpgroups, each 64 times of the block's 128), BN output
  * channels (the wgmma N: 256 for 1xTF32, 128 for 3xTF32, whose chain partial needs a second set of
  * accumulators), slabs of 32 reduction entries (4 k-steps) through 3 to 6 buffers (5 by default, as many
- * as fit; C1D_WGC_STAGES caps them: 4, 5 and 6 measured the same), one block per SM, persistent: each block
- * takes tile after tile, its copies running on from one tile into the next. The warpgroups run
+ * as fit; C1D_WGC_STAGES caps them: 4, 5 and 6 measured the same), one block per SM. The warpgroups run
  * on their own: each waits on its slab's full barrier (and on the cp.async path first stages its own
  * x window, then meets its 128 threads at a named barrier), and releases the buffer through its empty
  * barrier once its wgmmas are done; thread 0 refills a buffer when both have released it. So one
@@ -228,48 +227,10 @@ __global__ void __launch_bounds__(WGC_THREADS, 1)
   uint32_t issued = 0, ist = 0, iphase = 0, cst = 0, cphase = 0;
   const int nslab = (int)p.nslab;
 
-  /* Persistent: the block takes tiles f = blockIdx.x, + gridDim.x, ... of the flat order (time tile
-   * fastest, then output-channel block, then batch row), and the copies run on across its tiles: the
-   * slabs of the next tile are issued during the last slabs of this one and land while its outputs are
-   * stored (a block per tile, each starting its pipeline empty, measured slower: notes/fast-kernels.md,
-   * round 7). */
-  const int64_t ntb = c1d_ceil_div(s.L, WGC_BM), nob = c1d_ceil_div(s.O, BN), ntiles = ntb * nob * s.N;
-  int64_t f_next = blockIdx.x; /* the tile of the next slab to issue, and that slab */
-  int sl_next = 0;
-  int64_t n_next = f_next / (ntb * nob), o_next = f_next / ntb % nob * BN, t_next = f_next % ntb * WGC_BM;
-  /* The next slab: its weights (thread 0, once both warpgroups released the buffer's last use) and the
-   * x window (thread 0 by the tensor copy for the block, or each warpgroup its own by cp.async). */
-  auto issue_next = [&]() {
-    if (f_next >= ntiles) return;
-    const uint32_t st = ist;
-    uint8_t *sb = base + st * p.stage_bytes;
-    const int sl = sl_next;
-    if (tid == 0) {
-      if (issued >= (uint32_t)S) wg_bar_wait(&empty[st], iphase ^ 1u); /* its previous use is released */
-      wg_bar_expect(&full[st], T::WBYTES + (XT ? xbytes : 0));
-      wg_tma_load_3d(sb, &wmap, &full[st], sl * WGC_SLAB, (int)o_next, 0);
-      /* x: channels [sl*CPS, +CPS) of row n, times from t0 - pada; zeros outside the tensor */
-      if constexpr (XT)
-        wg_tma_load_3d(sb + T::WBYTES, &xmap, &full[st], (int)(t_next - p.pada), sl * CPS, (int)n_next);
-    }
-    if constexpr (!XT)
-      c1d_stage_x_window_by(reinterpret_cast<float *>(sb + T::WBYTES + wg * xbytes), x, s, n_next,
-                            (int64_t)sl * CPS, CPS, t_next + wg * HALF, HALF, p.xw, p.pada, xvec, wtid, 128);
-    issued++;
-    if (++ist == (uint32_t)S) ist = 0, iphase ^= 1u;
-    if (++sl_next == nslab) {
-      sl_next = 0;
-      f_next += gridDim.x;
-      n_next = f_next / (ntb * nob), o_next = f_next / ntb % nob * BN, t_next = f_next % ntb * WGC_BM;
-    }
-  };
-  for (int i = 0; i < PD; i++) {
-    issue_next();
-    if constexpr (!XT) c1d_cp_async_commit();
-  }
-
-  for (int64_t f = blockIdx.x; f < ntiles; f += gridDim.x) {
-    const int64_t n = f / (ntb * nob), o0 = f / ntb % nob * BN, t0 = f % ntb * WGC_BM, tw = t0 + wg * HALF;
+  C1D_FOR_BLOCK_Z(n, s.N)
+  C1D_FOR_BLOCK_Y(ob, c1d_ceil_div(s.O, BN))
+  C1D_FOR_BLOCK_X(tb, c1d_ceil_div(s.L, WGC_BM)) {
+    const int64_t o0 = ob * BN, t0 = tb * WGC_BM, tw = t0 + wg * HALF;
     float acc[NREG];
     wg_wait<0>(); /* nothing is pending here; it ends ptxas's wgmma pipeline analysis at the tile (a
                    * variant that kept wgmmas in flight across slabs was serialised without it, C7515) */
@@ -280,13 +241,35 @@ __global__ void __launch_bounds__(WGC_THREADS, 1)
         const int64_t o = o0 + 8 * j + 2 * q + (e & 1);
         acc[4 * j + e] = (s.bias && o < s.O) ? b[o] : 0.0f;
       }
+    /* Slab sl: its weights (thread 0, once both warpgroups released the buffer's last use) and this
+     * warpgroup's x window. */
+    auto issue = [&](int sl) {
+      const uint32_t st = ist;
+      uint8_t *sb = base + st * p.stage_bytes;
+      if (tid == 0) {
+        if (issued >= (uint32_t)S) wg_bar_wait(&empty[st], iphase ^ 1u); /* its previous use is released */
+        wg_bar_expect(&full[st], T::WBYTES + (XT ? xbytes : 0));
+        wg_tma_load_3d(sb, &wmap, &full[st], sl * WGC_SLAB, (int)o0, 0);
+        /* x: channels [sl*CPS, +CPS) of row n, times from t0 - pada; zeros outside the tensor */
+        if constexpr (XT) wg_tma_load_3d(sb + T::WBYTES, &xmap, &full[st], (int)(t0 - p.pada), sl * CPS, (int)n);
+      }
+      if constexpr (!XT)
+        c1d_stage_x_window_by(reinterpret_cast<float *>(sb + T::WBYTES + wg * xbytes), x, s, n,
+                              (int64_t)sl * CPS, CPS, tw, HALF, p.xw, p.pada, xvec, wtid, 128);
+      issued++;
+      if (++ist == (uint32_t)S) ist = 0, iphase ^= 1u;
+    };
+    for (int sl = 0; sl < PD; sl++) {
+      if (sl < nslab) issue(sl);
+      if constexpr (!XT) c1d_cp_async_commit();
+    }
 #pragma unroll 1
     for (int sl = 0; sl < nslab; sl++) {
       if constexpr (!XT) {
         wgc_cp_wait(S);  /* this thread's copies of slab sl have landed */
         wg_sync(1 + wg); /* the warpgroup's have; its reads of the window refilled next are done */
       }
-      issue_next(); /* slab sl + PD of this tile, or of the block's next one */
+      if (sl + PD < nslab) issue(sl + PD);
       if constexpr (!XT) c1d_cp_async_commit();
       const uint32_t st = cst, parity = cphase;
       if (++cst == (uint32_t)S) cst = 0, cphase ^= 1u;
@@ -344,6 +327,11 @@ __global__ void __launch_bounds__(WGC_THREADS, 1)
       }
       if (wtid == 0) wg_bar_arrive(&empty[st]); /* this warpgroup's wgmmas no longer read the buffer */
     }
+    if constexpr (!XT) {
+      c1d_cp_async_wait<0>();
+      wg_sync(1 + wg); /* the next tile's prologue overwrites this warpgroup's windows */
+    }
+
     /* epilogue: d[4j+e] is (time 16*warp + g + 8*(e/2) of the warpgroup, channel 8j + 2q + e%2) */
 #pragma unroll
     for (int j = 0; j < NREG / 4; j++)
@@ -367,8 +355,6 @@ typedef struct wgc_state {
   wgc_plan plan;                            /* the cp.async plan */
   wgc_plan plan_xt;                         /* the tensor-copy plan, where xt_possible */
   int xt_possible;                          /* wgc_xt_possible(shape); a run also needs x 16-byte aligned */
-  int blocks;                               /* the most blocks a launch takes: one per SM (the kernel is
-                                             * persistent); C1D_WGC_GRID=tiles: one per tile, =B: B */
 } wgc_state;
 
 static inline void wgc_teardown(c1d_exec *ex) {
@@ -433,13 +419,6 @@ static inline c1d_status wgc_setup(const c1d_shape *s, c1d_exec *ex, int x3, con
   st->xt_possible = wgc_xt_possible(s);
   if (st->xt_possible) st->plan_xt = wgc_make_plan(s, x3, 1);
   ex->state = st;
-  int dev = 0;
-  if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetAttribute(&st->blocks, cudaDevAttrMultiProcessorCount, dev) !=
-                                                cudaSuccess || st->blocks < 1)
-    st->blocks = 1;
-  const char *grid = getenv("C1D_WGC_GRID"); /* the tests run many tiles a block on small shapes */
-  if (grid && !strcmp(grid, "tiles")) st->blocks = INT32_MAX;
-  else if (grid && atoi(grid) > 0) st->blocks = atoi(grid);
   st->encode = wgc_encoder();
   if (!st->encode) {
     wgc_teardown(ex);
@@ -456,8 +435,7 @@ template <bool X3, int KP, bool XT>
 static c1d_status wgc_launch_conv(const c1d_shape *s, const wgc_state *ws, const wgc_plan *p, const float *x,
                                   const float *b, float *y, cudaStream_t stream) {
   c1d_status st = C1D_OK;
-  const int64_t tiles = c1d_ceil_div(s->L, WGC_BM) * c1d_ceil_div(s->O, wgc_tile<X3>::BN) * s->N;
-  const dim3 grid((unsigned)(tiles < ws->blocks ? tiles : ws->blocks));
+  const dim3 grid = c1d_grid(c1d_ceil_div(s->L, WGC_BM), c1d_ceil_div(s->O, wgc_tile<X3>::BN), s->N);
   C1D_CUDA(cudaFuncSetAttribute(wgc_conv_kernel<X3, KP, XT>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                 (int)p->smem));
   wgc_conv_kernel<X3, KP, XT><<<grid, WGC_THREADS, (size_t)p->smem, stream>>>(
