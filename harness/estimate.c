@@ -396,16 +396,13 @@ static double model_ms(const c1d_shape *s, int64_t count, int scattered) {
   float *st = s->states ? filled(c1d_s_count(s), 0.5f) : NULL;
   const int64_t total = c1d_y_count(s), S = total < SAMPLE ? total : SAMPLE;
   double *v = malloc((size_t)count * sizeof *v), ms = NAN;
-  int64_t *idx = malloc((size_t)S * sizeof *idx), *visit = malloc((size_t)S * sizeof *visit);
-  int ok = x && w && b && v && idx && visit && (!s->states || st);
+  int64_t *idx = NULL, *visit = NULL; /* the explainer's sample and its visit order (scattered) */
+  int ok = x && w && b && v && (!s->states || st);
   if (ok && scattered) {
-    for (int64_t j = 0; j < S; j++) {
-      uint64_t z = (uint64_t)j + 0x9e3779b97f4a7c15ull; /* splitmix64, as the explainer's */
-      z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-      z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-      idx[j] = (int64_t)((z ^ (z >> 31)) % (uint64_t)total);
-    }
-    ok = c1d_explain_visit_order(s, idx, S, visit) == 0;
+    idx = malloc((size_t)S * sizeof *idx), visit = malloc((size_t)S * sizeof *visit);
+    ok = idx && visit;
+    if (ok) c1d_explain_sample_indices(s, S, idx);
+    ok = ok && c1d_explain_visit_order(s, idx, S, visit) == 0;
   }
   if (ok) {
     c1d_model_inputs mi;

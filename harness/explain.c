@@ -46,6 +46,11 @@ static void sample_position(const c1d_shape *s, int64_t i, int64_t *n, int64_t *
   *n = i / (s->L * s->O);
 }
 
+void c1d_explain_sample_indices(const c1d_shape *s, int64_t count, int64_t *idx) {
+  const int64_t total = c1d_y_count(s);
+  for (int64_t j = 0; j < count; j++) idx[j] = total == count ? j : (int64_t)(mix((uint64_t)j) % (uint64_t)total);
+}
+
 typedef struct visit_key {
   int64_t key, pos;
 } visit_key;
@@ -371,9 +376,10 @@ c1d_status c1d_explainer_prepare_ex(c1d_explainer *ex, const c1d_shape *s, const
   }
   c1d_trace_stage("prepare: the reference noise", &clock);
   c1d_term_permutation(c1d_terms(s), 0x5eed, perm);
+  c1d_explain_sample_indices(s, S, ex->sample);
 #pragma omp parallel for schedule(dynamic, 256)
   for (int64_t j = 0; j < S; j++) {
-    const int64_t i = ex->sample[j] = total == S ? j : (int64_t)(mix((uint64_t)j) % (uint64_t)total);
+    const int64_t i = ex->sample[j];
     int64_t n, o, t;
     sample_position(s, i, &n, &o, &t);
     ex->sample_ref[j] = ref[i];

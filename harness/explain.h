@@ -56,6 +56,11 @@ typedef struct c1d_explainer_inputs {
   const float *naive;
 } c1d_explainer_inputs;
 
+/* The flat indices of a sample of `count` outputs of s: every one in order when count is N*O*L, else a
+ * fixed pseudo-random choice (splitmix64 of the position; strides could alias with L). The explainer's
+ * sample (count C1D_EXPLAIN_SAMPLE), the estimate's timing of it and the flag check's screen take it. */
+void c1d_explain_sample_indices(const c1d_shape *s, int64_t count, int64_t *idx);
+
 /* The positions 0..count-1 of the sampled flat indices idx, ordered by (n, t, o): the order in which
  * the passes that compute one value per element of the sample (the models, the permuted order, the
  * squared products) visit them, so that neighbours read the same lines of x. In the sample's own random

@@ -28,14 +28,6 @@ typedef struct reading {
   char flag[48];
 } reading;
 
-/* SplitMix64's finalizer: the sample's pseudo-random positions, as the explainer picks its own. */
-static uint64_t mix(uint64_t z) {
-  z += 0x9e3779b97f4a7c15ull;
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 /* (N, A, A) with the last two dimensions swapped, in a new array: (N, C, L) read as (N, L, C). */
 static float *swapped(const float *v, int64_t N, int64_t A) {
   float *out = malloc((size_t)(N * A * A > 0 ? N * A * A : 1) * sizeof *out);
@@ -162,7 +154,7 @@ c1d_status c1d_suggest_flag(const c1d_shape *s, const float *x, const float *w, 
     rc = c1d_fail(C1D_ERR_NO_MEMORY, "cannot allocate the check of other flags");
     goto done;
   }
-  for (int64_t j = 0; j < count; j++) idx[j] = total == count ? j : (int64_t)(mix((uint64_t)j) % (uint64_t)total);
+  c1d_explain_sample_indices(s, count, idx);
   const reading declared = {.s = *s, .x = x, .y = y};
   const double d0 = distance(&declared, w, b, st, idx, count);
   int best = -1;
