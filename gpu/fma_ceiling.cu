@@ -5,6 +5,7 @@
 #include <stdint.h>
 
 #include "gpu/check.h"
+#include "gpu/device.h"
 #include "reference/status.h"
 
 #define CEIL_CHAINS 8  /* independent chains a thread: enough to cover the fma latency */
@@ -32,7 +33,7 @@ static __global__ void fma_ceiling_kernel(float a, float b, float *out) {
 extern "C" c1d_status c1d_fma_ceiling(int repeats, double *tflops, double *peak_tflops) {
   c1d_status st = C1D_OK;
   float *dout = NULL;
-  cudaEvent_t e0 = NULL, e1 = NULL;
+  c1d_gpu_timer *timer = NULL;
   int dev = 0, sms = 0, per_sm = 0, khz = 0;
   C1D_CUDA(cudaGetDevice(&dev));
   C1D_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
@@ -40,28 +41,24 @@ extern "C" c1d_status c1d_fma_ceiling(int repeats, double *tflops, double *peak_
   *peak_tflops = sms * 128.0 * 2.0 * khz / 1e9;
   C1D_CUDA(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, fma_ceiling_kernel, CEIL_THREADS, 0));
   C1D_CUDA(cudaMalloc((void **)&dout, sizeof(float)));
-  C1D_CUDA(cudaEventCreate(&e0));
-  C1D_CUDA(cudaEventCreate(&e1));
+  if ((st = c1d_gpu_timer_create(&timer)) != C1D_OK) goto done;
   {
     /* whole waves, enough of them that the launch and the last wave's tail are a small part */
     const int blocks = sms * (per_sm > 0 ? per_sm : 1) * 64;
     const double flops = 2.0 * blocks * CEIL_THREADS * (double)CEIL_CHAINS * CEIL_ITERS;
     *tflops = 0.0;
     for (int r = 0; r < repeats + 1; r++) {
-      C1D_CUDA(cudaEventRecord(e0));
+      double ms = 0.0;
+      if ((st = c1d_gpu_timer_start(timer)) != C1D_OK) goto done;
       fma_ceiling_kernel<<<blocks, CEIL_THREADS>>>(0.999999f, 1e-6f, dout);
       C1D_LAUNCHED("fma_ceiling_kernel");
-      C1D_CUDA(cudaEventRecord(e1));
-      C1D_CUDA(cudaEventSynchronize(e1));
-      float ms = 0.0f;
-      C1D_CUDA(cudaEventElapsedTime(&ms, e0, e1));
+      if ((st = c1d_gpu_timer_stop(timer, &ms)) != C1D_OK) goto done;
       const double tf = flops / (ms * 1e-3) / 1e12;
       if (r > 0 && tf > *tflops) *tflops = tf;
     }
   }
 done:
-  if (e0) cudaEventDestroy(e0);
-  if (e1) cudaEventDestroy(e1);
+  c1d_gpu_timer_destroy(timer);
   cudaFree(dout);
   return st;
 }
