@@ -1,7 +1,13 @@
 /* bench_dw: a depthwise kernel's speed against the device copy, shape by shape (issue 24). For each shape
  * the kernel (gpu_dw_fast unless --impl) and a cudaMemcpy of the same bytes are timed side by side in
- * this run, the same way: CUDA events around the launch only, the L2 flushed before each of --repeats
- * runs, the median kept. No error is measured here: the kernels' bits are checked against their CPU
+ * this run, the same way, twice:
+ *   launch  CUDA events around one launch, the L2 flushed before each of --repeats runs, the median kept:
+ *           a lone call, its launch's latency included (a few of the decode shapes' 3-5 us);
+ *   stream  a CUDA graph of back-to-back launches replayed --repeats times (c1d_gpu_graph_time), the
+ *           median replay over its launches: a decode loop as vLLM replays it. Each launch reads and
+ *           writes its own slice of buffers at least 1.5 times the L2 (up to MAX_SETS slices, in
+ *           turn), so its data comes from device memory as the flushed launch's does.
+ * No error is measured here: the kernels' bits are checked against their CPU
  * twins by test_gpu_dw and `gpu_driver twins --depthwise`; this program answers only "how close to the
  * copy", at the anchor and at the decode-like shapes people run, where `convlab bench --depthwise`
  * (which also scores every row against the oracle) would spend minutes on the host per shape.
@@ -25,6 +31,8 @@
 
 #define MAX_SHAPES 256
 #define CHUNK (1u << 22) /* elements of the random pattern tiled over x */
+#define MAX_SETS 8192     /* slices of the stream timing's rotation: a 4 KB step's 8192 pass 64 MB */
+#define MIN_LAUNCHES 16   /* launches per graph at least */
 
 typedef struct dw_point {
   int64_t N, C, L, K;
@@ -76,6 +84,36 @@ static c1d_status fill(void *dev, c1d_dtype d, int64_t count, uint32_t seed) {
   return st;
 }
 
+/* The stream timing's rotation for a shape of `set_bytes` (x and y): slices enough to pass 1.5 L2s. */
+static int sets_for(double set_bytes, int64_t l2_bytes) {
+  const double wanted = 1.5 * (double)l2_bytes / set_bytes + 1.0;
+  return wanted < 1.0 ? 1 : wanted > MAX_SETS ? MAX_SETS : (int)wanted;
+}
+
+static int64_t aligned(int64_t elements, int es) { return (elements * es + 255) / 256 * 256; } /* bytes */
+
+/* One launch of the stream timing: impl on the (i mod sets)-th slices of x, y and the states. */
+typedef struct stream_run {
+  const c1d_impl *impl;
+  const c1d_shape *sh;
+  unsigned char *x, *y, *s;
+  const void *w, *b;
+  int64_t x_stride, s_stride; /* bytes between slices */
+  int sets;
+  c1d_exec *ex;
+} stream_run;
+
+static c1d_status enqueue_run(void *ctx, int i, void *stream) {
+  const stream_run *r = ctx;
+  const int64_t j = i % r->sets;
+  r->ex->stream = stream;
+  r->ex->states = r->sh->states ? (const float *)(r->s + j * r->s_stride) : NULL;
+  const c1d_status st = r->impl->run(r->sh, (const float *)(r->x + j * r->x_stride), r->w, r->b,
+                                     (float *)(r->y + j * r->x_stride), r->ex);
+  r->ex->stream = NULL;
+  return st;
+}
+
 static int cmp_double(const void *a, const void *b) {
   const double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -119,34 +157,39 @@ int main(int argc, char **argv) {
   const char *why = c1d_impl_unavailable(impl);
   if (why) return fprintf(stderr, "bench_dw: %s is unavailable: %s\n", impl_name, why), 1;
 
-  /* One allocation per tensor, sized for the largest shape, filled once. */
-  int64_t max_x = 0, max_w = 0, max_c = 0, max_s = 0;
+  c1d_gpu_info info;
+  c1d_status st;
+  if ((st = c1d_gpu_get_info(&info))) return fail("the device", st);
+  /* One allocation per tensor, sized for the largest shape's rotation (the stream timing), filled once. */
+  const int es = c1d_dtype_size(dt);
+  int64_t max_x = 0, max_w = 0, max_c = 0, max_s = 0; /* x and y, s: in bytes; w, b: in elements */
   for (int i = 0; i < n; i++) {
-    const int64_t xs = pts[i].N * pts[i].C * pts[i].L;
-    if (xs > max_x) max_x = xs;
+    const int64_t xs = pts[i].N * pts[i].C * pts[i].L, ss = pts[i].N * pts[i].C * (pts[i].K - 1);
+    const int sets = sets_for(2.0 * (double)xs * es, info.l2_bytes);
+    if (sets * aligned(xs, es) > max_x) max_x = sets * aligned(xs, es);
+    if (sets * aligned(ss, es) > max_s) max_s = sets * aligned(ss, es);
     if (pts[i].C * pts[i].K > max_w) max_w = pts[i].C * pts[i].K;
     if (pts[i].C > max_c) max_c = pts[i].C;
-    if (pts[i].N * pts[i].C * (pts[i].K - 1) > max_s) max_s = pts[i].N * pts[i].C * (pts[i].K - 1);
   }
-  const int es = c1d_dtype_size(dt);
   void *x = NULL, *w = NULL, *b = NULL, *s = NULL, *y = NULL;
-  c1d_status st;
-  if ((st = c1d_gpu_malloc(&x, (size_t)max_x * es, "x")) || (st = c1d_gpu_malloc(&y, (size_t)max_x * es, "y")) ||
+  if ((st = c1d_gpu_malloc(&x, (size_t)max_x, "x")) || (st = c1d_gpu_malloc(&y, (size_t)max_x, "y")) ||
       (st = c1d_gpu_malloc(&w, (size_t)max_w * es, "w")) || (st = c1d_gpu_malloc(&b, (size_t)max_c * es, "b")) ||
-      (st = c1d_gpu_malloc(&s, (size_t)(max_s > 0 ? max_s : 1) * es, "states")))
+      (st = c1d_gpu_malloc(&s, (size_t)(max_s > 0 ? max_s : es), "states")))
     return fail("allocating", st);
-  if ((st = fill(x, dt, max_x, 1)) || (st = fill(w, dt, max_w, 2)) || (st = fill(b, dt, max_c, 3)) ||
-      (max_s > 0 && (st = fill(s, dt, max_s, 4))))
+  if ((st = fill(x, dt, max_x / es, 1)) || (st = fill(w, dt, max_w, 2)) || (st = fill(b, dt, max_c, 3)) ||
+      (max_s > 0 && (st = fill(s, dt, max_s / es, 4))))
     return fail("filling the inputs", st);
   c1d_gpu_timer *timer = NULL;
   if ((st = c1d_gpu_timer_create(&timer))) return fail("creating a timer", st);
 
-  printf("%s, %s, %s%s%s%s; median of %d runs each, L2 flushed before each; the copy: cudaMemcpy of x's bytes\n",
+  printf("%s, %s, %s%s%s%s; the copy: cudaMemcpy of x's bytes, timed the same way beside each\n"
+         "launch: one launch, L2 flushed before each, median of %d; stream: a graph of back-to-back launches on "
+         "slices passing 1.5 L2s, median of %d replays, per launch\n",
          impl_name, c1d_dtype_name(dt), nlc ? "channel-last (N, L, C)" : "(N, C, L)", silu ? ", SiLU" : "",
-         states ? ", initial states" : "", bias ? ", bias" : "", repeats);
-  printf("%5s %6s %6s %2s %10s %9s %10s %9s %7s\n", "N", "C", "L", "K", "ms", "GB/s", "copy ms", "copy GB/s",
-         "%copy");
-  double pct[MAX_SHAPES], *ms = malloc(sizeof(double) * (size_t)repeats);
+         states ? ", initial states" : "", bias ? ", bias" : "", repeats, repeats);
+  printf("%5s %6s %6s %2s %10s %9s %10s %9s %7s | %10s %10s %7s %5s\n", "N", "C", "L", "K", "ms", "GB/s", "copy ms",
+         "copy GB/s", "%copy", "stream ms", "copy ms", "%copy", "sets");
+  double pct[MAX_SHAPES], pct_stream[MAX_SHAPES], *ms = malloc(sizeof(double) * (size_t)repeats);
   if (!ms) return fail("timing", C1D_ERR_NO_MEMORY);
   for (int i = 0; i < n; i++) {
     c1d_shape sh;
@@ -166,6 +209,18 @@ int main(int argc, char **argv) {
         return fail(impl_name, st);
       if (r >= 0) ms[r] = t;
     }
+    /* the stream timing, on the same set-up */
+    const int sets = sets_for(2.0 * (double)(sh.N * sh.C * sh.L) * es, info.l2_bytes);
+    const int launches = sets > MIN_LAUNCHES ? sets : MIN_LAUNCHES;
+    stream_run sr = {impl, &sh, x, y, s, w, bias ? b : NULL, aligned(sh.N * sh.C * sh.L, es),
+                     aligned(sh.N * sh.C * (sh.K - 1), es), sets, &ex};
+    double stream_ms = 0, stream_copy_gbps = 0;
+    if ((st = c1d_gpu_graph_time(enqueue_run, &sr, launches, repeats, &stream_ms)))
+      return fail("timing a graph of launches", st);
+    if ((st = c1d_gpu_copy_bandwidth_stream((size_t)(sh.N * sh.C * sh.L) * es, sets, launches, repeats,
+                                            &stream_copy_gbps)))
+      return fail("the copy in a graph", st);
+    ex.states = states ? s : NULL;
     if (impl->teardown) impl->teardown(&ex);
     qsort(ms, (size_t)repeats, sizeof *ms, cmp_double);
     const double med = ms[repeats / 2];
@@ -175,13 +230,20 @@ int main(int argc, char **argv) {
       return fail("the copy", st);
     const double gbps = bytes / (med * 1e6), copy_ms = 2.0 * (double)(sh.N * sh.C * sh.L) * es / (copy_gbps * 1e6);
     pct[i] = 100.0 * gbps / copy_gbps;
-    printf("%5ld %6ld %6ld %2ld %10.4f %9.0f %10.4f %9.0f %6.1f%%\n", (long)sh.N, (long)sh.C, (long)sh.L,
-           (long)sh.K, med, gbps, copy_ms, copy_gbps, pct[i]);
+    pct_stream[i] = 100.0 * (bytes / (stream_ms * 1e6)) / stream_copy_gbps;
+    printf("%5ld %6ld %6ld %2ld %10.4f %9.0f %10.4f %9.0f %6.1f%% | %10.4f %10.4f %6.1f%% %5d\n", (long)sh.N,
+           (long)sh.C, (long)sh.L, (long)sh.K, med, gbps, copy_ms, copy_gbps, pct[i], stream_ms,
+           2.0 * (double)(sh.N * sh.C * sh.L) * es / (stream_copy_gbps * 1e6), pct_stream[i], sets);
     fflush(stdout);
   }
+  int under = 0, under_stream = 0;
+  for (int i = 0; i < n; i++) under += pct[i] < 85.0, under_stream += pct_stream[i] < 85.0;
   qsort(pct, (size_t)n, sizeof *pct, cmp_double);
-  printf("%% of the copy over %d shapes: lowest %.1f%%, median %.1f%%, highest %.1f%%\n", n, pct[0], pct[n / 2],
-         pct[n - 1]);
+  qsort(pct_stream, (size_t)n, sizeof *pct_stream, cmp_double);
+  printf("%% of the copy over %d shapes: lowest %.1f%%, median %.1f%%, highest %.1f%%, %d under 85%% (launch)\n", n,
+         pct[0], pct[n / 2], pct[n - 1], under);
+  printf("%% of the copy over %d shapes: lowest %.1f%%, median %.1f%%, highest %.1f%%, %d under 85%% (stream)\n", n,
+         pct_stream[0], pct_stream[n / 2], pct_stream[n - 1], under_stream);
   free(ms);
   c1d_gpu_timer_destroy(timer);
   c1d_gpu_free(x), c1d_gpu_free(y), c1d_gpu_free(w), c1d_gpu_free(b), c1d_gpu_free(s);

@@ -230,3 +230,87 @@ done:
   free(ms);
   return st;
 }
+
+c1d_status c1d_gpu_graph_time(c1d_gpu_enqueue_fn enqueue, void *ctx, int launches, int repeats, double *ms) {
+  c1d_status st = require_device();
+  cudaStream_t stream = NULL;
+  cudaGraph_t graph = NULL;
+  cudaGraphExec_t exec = NULL;
+  cudaEvent_t start = NULL, stop = NULL;
+  double *t = NULL;
+  int capturing = 0;
+  *ms = 0.0;
+  if (st != C1D_OK) return st;
+  if (launches < 1 || repeats < 1)
+    return c1d_fail(C1D_ERR_USAGE, "graph timing: %d launches, %d repeats (each needs >= 1)", launches, repeats);
+  if (!(t = malloc((size_t)repeats * sizeof *t))) return c1d_fail(C1D_ERR_NO_MEMORY, "cannot allocate %d timings", repeats);
+  C1D_CUDA(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  C1D_CUDA(cudaEventCreate(&start));
+  C1D_CUDA(cudaEventCreate(&stop));
+  C1D_CUDA(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  capturing = 1;
+  for (int i = 0; i < launches && st == C1D_OK; i++) st = enqueue(ctx, i, stream);
+  capturing = 0;
+  {
+    const cudaError_t e = cudaStreamEndCapture(stream, &graph); /* ends the capture even after a failure */
+    if (st != C1D_OK) goto done;
+    C1D_CUDA(e);
+  }
+  C1D_CUDA(cudaGraphInstantiate(&exec, graph, 0));
+  C1D_CUDA(cudaGraphLaunch(exec, stream)); /* the warm-up: uploads the graph, loads the modules */
+  C1D_CUDA(cudaStreamSynchronize(stream));
+  for (int r = 0; r < repeats; r++) {
+    float elapsed = 0.0f;
+    C1D_CUDA(cudaEventRecord(start, stream));
+    C1D_CUDA(cudaGraphLaunch(exec, stream));
+    C1D_CUDA(cudaEventRecord(stop, stream));
+    C1D_CUDA(cudaEventSynchronize(stop));
+    C1D_CUDA(cudaEventElapsedTime(&elapsed, start, stop));
+    t[r] = elapsed;
+  }
+  qsort(t, (size_t)repeats, sizeof *t, compare_doubles);
+  *ms = (repeats % 2 ? t[repeats / 2] : 0.5 * (t[repeats / 2 - 1] + t[repeats / 2])) / launches;
+done:
+  if (capturing) {
+    cudaGraph_t g = NULL;
+    if (cudaStreamEndCapture(stream, &g) == cudaSuccess && g) cudaGraphDestroy(g);
+    (void)cudaGetLastError();
+  }
+  if (exec) cudaGraphExecDestroy(exec);
+  if (graph) cudaGraphDestroy(graph);
+  if (start) cudaEventDestroy(start);
+  if (stop) cudaEventDestroy(stop);
+  if (stream) cudaStreamDestroy(stream);
+  free(t);
+  return st;
+}
+
+typedef struct copy_slices {
+  unsigned char *src, *dst;
+  size_t bytes, stride;
+  int sets;
+} copy_slices;
+
+static c1d_status enqueue_copy(void *ctx, int i, void *stream) {
+  const copy_slices *c = ctx;
+  const size_t at = (size_t)(i % c->sets) * c->stride;
+  return c1d_gpu_copy_kernel_async(c->dst + at, c->src + at, c->bytes, stream);
+}
+
+c1d_status c1d_gpu_copy_bandwidth_stream(size_t bytes, int sets, int launches, int repeats, double *gbps) {
+  c1d_status st = C1D_OK;
+  copy_slices c = {NULL, NULL, bytes, (bytes + 255) / 256 * 256, sets};
+  double ms = 0.0;
+  *gbps = 0.0;
+  if (bytes == 0 || sets < 1)
+    return c1d_fail(C1D_ERR_USAGE, "copy bandwidth: %d sets of %zu bytes (each needs >= 1)", sets, bytes);
+  if ((st = c1d_gpu_malloc((void **)&c.src, c.stride * sets, "the copy benchmark's source")) != C1D_OK) goto done;
+  if ((st = c1d_gpu_malloc((void **)&c.dst, c.stride * sets, "the copy benchmark's destination")) != C1D_OK) goto done;
+  C1D_CUDA(cudaMemset(c.src, 0x3c, c.stride * sets)); /* never all-zero */
+  if ((st = c1d_gpu_graph_time(enqueue_copy, &c, launches, repeats, &ms)) != C1D_OK) goto done;
+  *gbps = 2.0 * (double)bytes / (ms * 1e6);
+done:
+  c1d_gpu_free(c.src);
+  c1d_gpu_free(c.dst);
+  return st;
+}

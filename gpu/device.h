@@ -48,6 +48,25 @@ c1d_status c1d_gpu_flush_l2(void);
  * by CUDA events; the ceiling of a memory-bound kernel. C1D_ERR_DEVICE_MEMORY without room for both. */
 c1d_status c1d_gpu_copy_bandwidth(size_t bytes, int repeats, double *gbps);
 
+/* A steady stream of launches, as decoders replay them in CUDA graphs (issue 24's decode shapes, whose
+ * single launches are a few microseconds): enqueue(ctx, i, stream) for i = 0 .. launches-1, captured
+ * once into a CUDA graph on a stream of its own, the graph replayed once to warm up and then `repeats`
+ * times, each replay timed by CUDA events. *ms: the median replay's time over `launches`. Nothing is
+ * flushed between launches: the caller rotates its buffers so that each launch's data comes from
+ * device memory. enqueue's stream is a cudaStream_t; it must only enqueue work (no allocation, no sync). */
+typedef c1d_status (*c1d_gpu_enqueue_fn)(void *ctx, int i, void *stream);
+c1d_status c1d_gpu_graph_time(c1d_gpu_enqueue_fn enqueue, void *ctx, int launches, int repeats, double *ms);
+
+/* A device copy as one kernel on `stream` (a cudaStream_t; NULL: the default stream): 16-byte vectors,
+ * so dst, src and bytes must be multiples of 16 (C1D_ERR_USAGE otherwise). */
+c1d_status c1d_gpu_copy_kernel_async(void *dst, const void *src, size_t bytes, void *stream);
+
+/* The copy's bandwidth in such a stream (GB/s, bytes read plus bytes written): `launches` copy kernels
+ * (c1d_gpu_copy_kernel_async: a graph's cudaMemcpyAsync runs on a copy engine, slower on large slices)
+ * of `bytes` in one graph, the i-th between the (i mod sets)-th slices of two buffers (slices 256-byte
+ * aligned), timed as c1d_gpu_graph_time does. */
+c1d_status c1d_gpu_copy_bandwidth_stream(size_t bytes, int sets, int launches, int repeats, double *gbps);
+
 /* CUDA-event timing of work enqueued between start and stop on the default stream. */
 typedef struct c1d_gpu_timer c1d_gpu_timer;
 c1d_status c1d_gpu_timer_create(c1d_gpu_timer **timer);

@@ -7,6 +7,9 @@
 #                         sweep   bench_dw: gpu_dw_fast against the copy at the anchor and the decode-like
 #                                 grid, bf16 and fp32, (N, C, L) and channel-last; SiLU and states at
 #                                 the anchor, and bf16 over the grid with SiLU, states and bias
+#                         grid    bench_dw over the anchor and the decode-like grid in the three types and
+#                                 both layouts, each shape timed as one launch and in a graph of launches
+#                                 (the stream column: what a decoder replaying CUDA graphs sees)
 #                         profile ncu on gpu_dw_fast at the anchor (bf16 and fp32, both layouts) and
 #                                 at three of the grid's weakest shapes
 #                         bench   convlab bench --depthwise at the anchor (bf16 and fp32, both layouts),
@@ -83,6 +86,14 @@ if wants sweep; then
          '$bench_dw' --dtype $dt --layout $layout --shapes anchor --activation silu &&
          '$bench_dw' --dtype $dt --layout $layout --shapes anchor --initial-states &&
          '$bench_dw' --dtype $dt --layout $layout --shapes anchor --activation silu --initial-states --bias"
+    done
+  done
+fi
+
+if wants grid; then # the three types in both layouts, one launch and a stream of launches per shape
+  for dt in bf16 f32 f16; do
+    for layout in ncl nlc; do
+      step "grid $dt $layout" "$out/grid-$dt-$layout.txt" "$bench_dw" --dtype $dt --layout $layout --shapes all
     done
   done
 fi
