@@ -186,9 +186,10 @@ c1d_status c1d_announce_estimate(const char *cmd, c1d_run_config *cfg, int asked
     memset(e, 0, sizeof *e);
     return asked ? st : C1D_OK;
   }
+  e->before_s = c1d_process_age_s();
   const int too_long = e->seconds > C1D_ESTIMATE_LIMIT_S && !allow_long;
   char line[512], when[32], limit[32];
-  c1d_format_duration(e->seconds, when, sizeof when);
+  c1d_format_duration(e->before_s + e->seconds, when, sizeof when);
   snprintf(limit, sizeof limit, "%.0f h", C1D_ESTIMATE_LIMIT_S / 3600.0);
   if (too_long && !asked) { /* before anything is run or written: likely a slip in --repeats or --trials */
     c1d_run_estimate_free(e);

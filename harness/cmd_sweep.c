@@ -368,7 +368,7 @@ static c1d_status estimate_sweep(sweep_plan *p) {
   each_point(p, add_weight, &total);
   p->seconds = total;
   char when[32];
-  c1d_format_duration(total, when, sizeof when);
+  c1d_format_duration(c1d_process_age_s() + total, when, sizeof when); /* from the command's start */
   FILE *f = p->a.estimate ? stdout : total >= C1D_ESTIMATE_ANNOUNCE_S ? stderr : NULL;
   if (f) {
     fprintf(f, "convlab sweep: about %s here: %d shapes, %d implementation%s, %lld trial%s each, n = C*K up "

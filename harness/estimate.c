@@ -757,7 +757,7 @@ void c1d_run_estimate_describe(const c1d_run_config *cfg, const c1d_run_estimate
                                size_t size) {
   char when[32], each[32], all[32], what[224] = "";
   int running = 0;
-  c1d_format_duration(e->seconds, when, sizeof when);
+  c1d_format_duration(e->before_s + e->seconds, when, sizeof when);
   format_work(c1d_flops(&cfg->shape) * 1e-9, each, sizeof each);
   format_work(e->gflop, all, sizeof all);
   for (int i = 0; i < cfg->n_impls; i++) running += e->row_s[i] > 0.0 || runs_on(cfg->impls[i], &cfg->shape);

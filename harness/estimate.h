@@ -28,6 +28,8 @@ extern "C" {
 
 typedef struct c1d_run_estimate {
   double seconds;   /* the whole run */
+  double before_s;  /* the command's time before its announcement (its start, inputs, this calibration):
+                     * announced with the run, since a user times the whole command */
   double gflop;     /* its work: every implementation run (warm-ups included) and the oracle */
   int64_t runs;     /* implementation runs over all trials (a million trials of a million runs fit) */
   int trials;

@@ -37,6 +37,29 @@ static double now_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+double c1d_process_age_s(void) {
+  char text[1024];
+  double up = 0.0;
+  FILE *f = fopen("/proc/uptime", "r");
+  const int have_up = f && fscanf(f, "%lf", &up) == 1;
+  if (f) fclose(f);
+  f = fopen("/proc/self/stat", "r");
+  const size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+  if (f) fclose(f);
+  text[n] = '\0';
+  const char *p = strrchr(text, ')'); /* the command's name may hold spaces and brackets */
+  if (!have_up || !p) return 0.0;
+  /* after the name: field 3 (state) on; starttime is field 22, in clock ticks since boot */
+  unsigned long long start = 0;
+  int field = 2;
+  for (const char *q = p + 1; *q && field < 22; q++)
+    if (*q == ' ' && q[1] != ' ' && ++field == 22 && sscanf(q + 1, "%llu", &start) != 1) return 0.0;
+  const long hz = sysconf(_SC_CLK_TCK);
+  if (field != 22 || hz <= 0) return 0.0;
+  const double age = up - (double)start / (double)hz;
+  return age > 0.0 && age < 1e7 ? age : 0.0;
+}
+
 void c1d_format_duration(double s, char *buf, size_t size) {
   if (!(s >= 0.0) || !isfinite(s))
     snprintf(buf, size, "?");

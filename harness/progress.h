@@ -46,6 +46,11 @@ void c1d_progress_within(c1d_progress *p, double fraction);
 /* Clears the line (on a terminal), stops the redrawing and frees p. NULL does nothing. */
 void c1d_progress_end(c1d_progress *p);
 
+/* Seconds since this process started (Linux: /proc/self/stat against /proc/uptime, 10 ms ticks; the
+ * program's loading and its libraries' included), or 0 where that cannot be read. Announced times count
+ * from there: what a user's `time` measures. */
+double c1d_process_age_s(void);
+
 /* A duration for people: "0.4 s", "12 s", "2 min 05 s", "1 h 12 min". */
 void c1d_format_duration(double seconds, char *buf, size_t size);
 

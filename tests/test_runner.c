@@ -12,6 +12,7 @@
 #include "harness/execute.h"
 #include "harness/memory.h"
 #include "harness/npy.h"
+#include "harness/progress.h"
 #include "harness/registry.h"
 #include "harness/report_set.h"
 #include "harness/runner.h"
@@ -584,4 +585,14 @@ Test(runner, refuses_partial_cpu_rows_with_a_comparison) {
   c1d_run_results r;
   cr_assert_eq(c1d_run(&cfg, &r), C1D_ERR_USAGE);
   cr_assert(strstr(c1d_error_detail(), "whole outputs"), "%s", c1d_error_detail());
+}
+
+/* Announced times count from the command's start (c1d_process_age_s): the process's age grows with the
+ * wall clock, from where it started (a test's own process: its fork). */
+Test(runner, the_process_age_grows_with_the_wall_clock) {
+  const double before = c1d_process_age_s();
+  cr_assert(before >= 0.0 && before < 60.0, "age at the start of a test: %g s", before);
+  usleep(300000);
+  const double after = c1d_process_age_s();
+  cr_expect(after - before > 0.25 && after - before < 1.0, "0.3 s of sleep aged the process by %g s", after - before);
 }
