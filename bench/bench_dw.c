@@ -1,10 +1,12 @@
 /* bench_dw: a depthwise kernel's speed against the device copy, shape by shape (issue 24). For each shape
- * the kernel (gpu_dw_fast unless --impl) and a cudaMemcpy of the same bytes are timed side by side in
- * this run, the same way, twice:
+ * the kernel (gpu_dw_fast unless --impl) and a copy of the same bytes are timed side by side in this
+ * run, the same way, twice:
  *   launch  CUDA events around one launch, the L2 flushed before each of --repeats runs, the median kept:
  *           a lone call, its launch's latency included (a few of the decode shapes' 3-5 us);
  *   stream  a CUDA graph of back-to-back launches replayed --repeats times (c1d_gpu_graph_time), the
- *           median replay over its launches: a decode loop as vLLM replays it. Each launch reads and
+ *           median replay over its launches: a decode loop as vLLM replays it; the copy there is a copy
+ *           kernel (c1d_gpu_copy_bandwidth_stream: a graph's cudaMemcpyAsync runs on a copy engine,
+ *           slower on large slices), the one-launch copy a cudaMemcpy. Each launch reads and
  *           writes its own slice of buffers at least 1.5 times the L2 (up to MAX_SETS slices, in
  *           turn), so its data comes from device memory as the flushed launch's does.
  * No error is measured here: the kernels' bits are checked against their CPU
@@ -182,9 +184,9 @@ int main(int argc, char **argv) {
   c1d_gpu_timer *timer = NULL;
   if ((st = c1d_gpu_timer_create(&timer))) return fail("creating a timer", st);
 
-  printf("%s, %s, %s%s%s%s; the copy: cudaMemcpy of x's bytes, timed the same way beside each\n"
-         "launch: one launch, L2 flushed before each, median of %d; stream: a graph of back-to-back launches on "
-         "slices passing 1.5 L2s, median of %d replays, per launch\n",
+  printf("%s, %s, %s%s%s%s; the copy: of x's bytes, timed the same way beside each\n"
+         "launch: one launch, L2 flushed before each, median of %d (copy: cudaMemcpy); stream: a graph of "
+         "back-to-back launches on slices passing 1.5 L2s, median of %d replays, per launch (copy: a copy kernel)\n",
          impl_name, c1d_dtype_name(dt), nlc ? "channel-last (N, L, C)" : "(N, C, L)", silu ? ", SiLU" : "",
          states ? ", initial states" : "", bias ? ", bias" : "", repeats, repeats);
   printf("%5s %6s %6s %2s %10s %9s %10s %9s %7s | %10s %10s %7s %5s\n", "N", "C", "L", "K", "ms", "GB/s", "copy ms",
