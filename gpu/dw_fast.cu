@@ -18,7 +18,10 @@
  *    K-1 inputs before a vector come from the neighbouring lane by warp shuffles.
  *    The K taps index registers at compile-time offsets (K is a template parameter); V outputs leave as
  *    one 16-byte store (or two, or one 8-byte one, by y's type).
- *  - channel-last (N, L, C), C % V == 0, any D: a thread owns V adjacent channels over a strip of
+ *  - channel-last (N, L, C), C % V == 0, D = 1, at most DW_NLC_FLAT_MAX vectors x positions (small
+ *    problems, decode-like prefills): the flat kernel, one thread per output row vector over the flat
+ *    (batch, position, channel vector) index, its K tap rows, weights and biases loaded together.
+ *  - channel-last (N, L, C), C % V == 0, any D, beyond: a thread owns V adjacent channels over a strip of
  *    consecutive positions (its weights loaded once per strip). D = 1 (the ring kernel): strips of 4 to
  *    32; the strip's rows stream through a ring of 16 rows per thread in shared memory (cp.async: the
  *    bytes in flight take no registers), each row sliding through a K-row window in registers (fp32
@@ -250,6 +253,21 @@ static int64_t dw_nlc_pairs(const c1d_shape *s, bool plain, int V) {
   return gx <= C1D_GRID_X_MAX && gy <= C1D_GRID_YZ_MAX && s->N <= C1D_GRID_YZ_MAX ? strip : 0;
 }
 
+/* Whether a channel-last problem takes the flat kernel (dw_fast_nlc_flat_kernel: one thread per output
+ * row vector, no ring): D = 1 problems of at most DW_NLC_FLAT_MAX vectors x positions, where the ring
+ * kernels leave most of the device waiting on a few threads' strips, unless C1D_DW_NLC_KERNEL names
+ * another kernel (=ring: the launcher's own choice among the strip kernels) or C1D_DW_NLC_STRIP asks for
+ * a strip (the tests and sweeps of the strip kernels); C1D_DW_NLC_KERNEL=flat asks for it at any size
+ * and D. States of another type than x's keep the
+ * register kernel. */
+static bool dw_nlc_flat(const c1d_shape *s, int V, bool dilated) {
+  if ((s->states && s->dt.s != s->dt.x) || s->N * s->L * s->C > DW_FLAT_MAX) return false;
+  const char *e = getenv("C1D_DW_NLC_KERNEL");
+  if (e && *e) return !strcmp(e, "flat");
+  const char *strip = getenv("C1D_DW_NLC_STRIP");
+  return !(strip && atoll(strip) >= 1) && !dilated && s->N * s->L * (s->C / V) <= DW_NLC_FLAT_MAX;
+}
+
 /* Asks for the largest shared-memory share of the L1 for a ring kernel, once per kernel: its blocks
  * are built to fit 2 to 6 per SM with 32 KB each (a hint the driver may override; a race only repeats it). */
 static void dw_prefer_shared(dw_kernel_fn kernel) {
@@ -306,6 +324,12 @@ static c1d_status launch_dw_fast(const c1d_shape *s, const float *x, const float
     const dim3 grid = c1d_grid(c1d_ceil_div(s->N * s->C * (s->L / V), DW_THREADS), 1, 1);
     kernel<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y, 0);
     dw_last_kernel = "dw_fast_ncl_short_kernel";
+    C1D_LAUNCHED(dw_last_kernel);
+  } else if (vectors && nlc && s->C % V == 0 && dw_nlc_flat(s, V, dilated)) {
+    kernel = dw_pick_for(s, DW_NLC_FLAT);
+    const dim3 grid = c1d_grid(c1d_ceil_div(s->N * s->L * (s->C / V), DW_THREADS), 1, 1);
+    kernel<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y, 0);
+    dw_last_kernel = "dw_fast_nlc_flat_kernel";
     C1D_LAUNCHED(dw_last_kernel);
   } else if (vectors && nlc && s->C % V == 0) {
     /* the ring kernel takes states as raw vectors of x's type */

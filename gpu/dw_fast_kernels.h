@@ -1,6 +1,6 @@
 /* gpu_dw_fast's vector kernels (gpu/dw_fast.cu says what they compute), as templates over x's element
- * type TX and the taps K. Each element type's 80 kernels (7 paths and 3 PLAIN copies x K = 1..8; bf16 and
- * fp16 also the PLAIN step in 8-byte vectors and the pairs kernel: 96) are instantiated in a file of their own (dw_fast_f32.cu,
+ * type TX and the taps K. Each element type's 96 kernels (8 paths and 4 PLAIN copies x K = 1..8; bf16 and
+ * fp16 also the PLAIN step in 8-byte vectors and the pairs kernel: 112) are instantiated in a file of their own (dw_fast_f32.cu,
  * dw_fast_bf16.cu, dw_fast_f16.cu): 72 of them in one file took 74 s of nvcc (cicc 31 s, ptxas 41 s) on
  * the 2-core machines, the longest step of every build; in three files they compile side by side. */
 #ifndef C1D_DW_FAST_KERNELS_H
@@ -22,6 +22,8 @@ static constexpr __host__ __device__ int dw_ncl_vectors(int V, int K) { return (
 #define DW_NLC_RUN 4     /* positions per chunk (rows in flight per thread) in the register kernel */
 #define DW_NLC_STRIP 64  /* the longest strip of positions a thread walks */
 #define DW_NLC_MIN_STRIP 4 /* and the shortest the launcher picks (one chunk) */
+/* The largest channel-last problem (vectors x positions) of the flat kernel (dw_nlc_flat in the launcher) */
+#define DW_NLC_FLAT_MAX (INT64_C(1) << 17)
 
 /* VB: the bytes of a vector, 16, or 8 for the PLAIN 16-bit step kernel (half the channels per thread:
  * twice the threads on the smallest problems) */
@@ -743,6 +745,50 @@ __global__ void __launch_bounds__(DW_THREADS, dw_vec<TX>::NLC_BLOCKS(K))
   }
 }
 
+/* Small channel-last problems (the launcher's choice below DW_NLC_FLAT_MAX vectors x positions, or
+ * C1D_DW_NLC_KERNEL=flat): one thread per output row vector, in the shape of the (N, C, L) flat kernel.
+ * Over the flat (batch, position, channel vector) index, so consecutive threads write consecutive 16 bytes;
+ * its K tap rows (16 bytes each: the newest from memory, the others L1/L2 hits of the neighbouring
+ * positions' threads), V*K weights and V biases are all loaded before the first FMA, in 32-bit index
+ * arithmetic (the launcher sends it at most 2^31 elements), with no ring and no strip. The ring kernels
+ * pay a strip's prologue (its weights and K - 1 earlier rows) and walk it one position after another: on
+ * a problem of a few hundred KB they run a few warps per SM, each waiting on its own chain (issue 24's
+ * seventh session: N=1 C=2048 L=64 K=4 bf16 at 3.5 us against a copy of 2.6). Any D; states of x's type
+ * (others take the register kernel). Each output still sums b, then tap 0, 1, ..., K-1 in order. */
+template <int TX, int K, bool PLAIN>
+__global__ void __launch_bounds__(DW_THREADS)
+    dw_fast_nlc_flat_kernel(const c1d_shape shape, const void *__restrict__ x, const void *__restrict__ w,
+                            const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y,
+                            int64_t /* strip: unused */) {
+  const c1d_shape s = dw_shape_of<TX, PLAIN>(shape);
+  constexpr int V = dw_vec<TX>::V, BYTES = dw_vec<TX>::BYTES;
+  const uint32_t CV = (uint32_t)(s.C / V), L = (uint32_t)s.L, C = (uint32_t)s.C, D = (uint32_t)s.D;
+  const uint32_t total = (uint32_t)(s.N * s.L) * CV, pad = (uint32_t)(K - 1) * D; /* <= DW_FLAT_MAX */
+  const unsigned char *xb = (const unsigned char *)x;
+  for (uint32_t f = blockIdx.x * blockDim.x + threadIdx.x; f < total; f += gridDim.x * blockDim.x) {
+    uint32_t pos, cv, n, t; /* pos = n * L + t */
+    dw_split(f, CV, &pos, &cv);
+    dw_split(pos, L, &n, &t);
+    const uint32_t c0 = cv * V;
+    uint4 win[K]; /* tap k's row: x's row t - pad + k*D, or before t = 0 the states' (x's type) or zeros */
+#pragma unroll
+    for (int k = 0; k < K; k++) {
+      const uint32_t back = pad - (uint32_t)k * D; /* rows before t */
+      win[k] = t >= back ? dw_load16(xb + (size_t)((pos - back) * C + c0) * BYTES) : make_uint4(0, 0, 0, 0);
+    }
+    if (s.states && t < pad) { /* a sequence's first positions: their taps before t = 0 read the states */
+#pragma unroll
+      for (int k = 0; k < K; k++) {
+        const int64_t tt = (int64_t)t - pad + k * D;
+        if (tt < 0) win[k] = dw_load16((const unsigned char *)st + c1d_s_index_nlc(&s, n, c0, tt) * BYTES);
+      }
+    }
+    float wk[V][K], bias[V];
+    dw_nlc_weights<TX, K>(s, w, b, c0, wk, bias);
+    dw_nlc_outputs_raw<TX, K>(s, wk, bias, win, y, (int64_t)pos * C + c0);
+  }
+}
+
 // --- L = 1: a decode step, either layout -----------------------------------------------------------------
 
 /* L = 1 (D = 1 or K = 1 with (N, C, L) states): x and y hold one row of C per batch in either layout. A
@@ -802,7 +848,8 @@ typedef void (*dw_kernel_fn)(const c1d_shape, const void *, const void *, const 
  * picks the PLAIN copies of the ring and step kernels, DW_STEP_8 the step's 8-byte copy and DW_NLC_PAIRS
  * the pairs kernel (16-bit x, PLAIN only: NULL otherwise). */
 enum dw_path {
-  DW_NCL, DW_NCL_SHORT, DW_NLC, DW_NLC_ROLLING, DW_NLC_PAIRS, DW_NLC_REGISTERS, DW_NLC_DILATED, DW_STEP, DW_STEP_8
+  DW_NCL, DW_NCL_SHORT, DW_NLC, DW_NLC_ROLLING, DW_NLC_PAIRS, DW_NLC_REGISTERS, DW_NLC_DILATED, DW_NLC_FLAT, DW_STEP,
+  DW_STEP_8
 };
 /* The kernels that exist for 16-bit x alone, PLAIN: the step's 8-byte copy and the pairs kernel. */
 template <int TX>
@@ -833,6 +880,8 @@ static dw_kernel_fn dw_pick(dw_path path, int64_t K, bool plain) {
            : path == DW_NLC_ROLLING   ? (plain ? dw_fast_nlc_rolling_kernel<TX, k, true>          \
                                                : dw_fast_nlc_rolling_kernel<TX, k, false>)        \
            : path == DW_NLC_REGISTERS ? dw_fast_nlc_registers_kernel<TX, k>                       \
+           : path == DW_NLC_FLAT      ? (plain ? dw_fast_nlc_flat_kernel<TX, k, true>             \
+                                               : dw_fast_nlc_flat_kernel<TX, k, false>)           \
            : path == DW_STEP          ? (plain ? dw_fast_step_kernel<TX, k, true>                 \
                                                : dw_fast_step_kernel<TX, k, false>)               \
                                       : dw_fast_nlc_dilated_kernel<TX, k>;

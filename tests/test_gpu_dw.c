@@ -405,7 +405,7 @@ Test(gpu_dw, the_channel_last_ring_is_bit_exact_over_strips_that_wrap_it, .timeo
   cr_log_info("%d kernel runs bit-exact with grouped_naive under strips of 9 and 37", runs);
 }
 
-/* The PLAIN kernels (every tensor of x's type, no activation: the L = 1 step and the channel-last ring
+/* The PLAIN kernels (every tensor of x's type, no activation: the L = 1 step and the channel-last kernels
  * compiled apart, gpu/dw_fast_kernels.h) take none of the type combinations above, whose shapes have a
  * SiLU; here they run on their own, each shape in the three types, and then (C1D_DW_PLAIN=0) the kernels
  * of every combination on the same problems. */
@@ -415,10 +415,10 @@ Test(gpu_dw, the_plain_kernels_are_bit_exact_where_every_tensor_has_x_type, .tim
       {DW(3, 24, 1, 4, 1), .bias = 1, .states = 1},      /* the step, (N, C, L) states */
       {DW(3, 24, 1, 3, 1), .bias = 1, .states = 1, NLC}, /* the step, channel-last states */
       {DW(5, 48, 1, 8, 1)},                              /* the step, K = 8, no bias or states */
-      {DW(2, 24, 64, 4, 1), .bias = 1, .states = 1, NLC}, /* the ring */
-      {DW(3, 16, 75, 2, 1), NLC},                        /* the ring, a ragged last strip */
-      {DW(2, 32, 96, 7, 1), .states = 1, NLC},           /* the ring, K = 7 */
-      {DW(2, 40, 48, 1, 1), .bias = 1, NLC},             /* the ring, K = 1 */
+      {DW(2, 24, 64, 4, 1), .bias = 1, .states = 1, NLC}, /* channel-last: the flat kernel (small problems) */
+      {DW(3, 16, 75, 2, 1), NLC},                        /* (the ring kernels: device-dw.sh's ringtests) */
+      {DW(2, 32, 96, 7, 1), .states = 1, NLC},           /* K = 7 */
+      {DW(2, 40, 48, 1, 1), .bias = 1, NLC},             /* K = 1 */
   };
   static const c1d_dtype types[] = {C1D_DTYPE_F32, C1D_DTYPE_BF16, C1D_DTYPE_F16};
   int runs = 0;
@@ -504,6 +504,51 @@ Test(gpu_dw, the_pairs_kernel_is_bit_exact_on_16_bit_tensors, .timeout = 240) {
   unsetenv("C1D_DW_NLC_STRIP");
   unsetenv("C1D_DW_NLC_KERNEL");
   cr_log_info("%d kernel runs bit-exact with grouped_naive, the pairs kernel under strips of 5, 16 and 37", runs);
+}
+
+/* The channel-last flat kernel (one thread per output row vector, no ring: gpu/dw_fast_kernels.h), the
+ * launcher's choice for small problems, forced (C1D_DW_NLC_KERNEL=flat) at every K, dilated, with states
+ * reaching back over several rows, several batches, a long sequence, SiLU, PLAIN and in the
+ * common mixed types (states of another type than x's keep the register kernel). */
+Test(gpu_dw, the_flat_channel_last_kernel_is_bit_exact_at_every_k, .timeout = 240) {
+  skip_without_device();
+  static const c1d_shape shapes[] = {
+      {DW(2, 24, 200, 4, 1), .bias = 1, .states = 1, NLC},
+      {DW(3, 16, 75, 2, 1), NLC},
+      {DW(2, 32, 96, 7, 1), .states = 1, NLC},
+      {DW(1, 40, 120, 1, 1), .bias = 1, NLC},
+      {DW(2, 1040, 90, 3, 1), .bias = 1, .states = 1, NLC},
+      {DW(1, 64, 130, 5, 1), .states = 1, SILU, NLC},
+      {DW(2, 8, 41, 6, 1), .bias = 1, NLC},
+      {DW(1, 16, 300, 8, 1), .bias = 1, .states = 1, NLC},
+      {DW(2, 16, 40, 5, 3), .states = 1, NLC},              /* dilated: taps D rows apart */
+      {DW(1, 16, 9, 4, 4), .bias = 1, .states = 1, NLC},    /* dilated, L < (K-1)*D */
+      {DW(3, 2048, 64, 4, 1), .bias = 1, .states = 1, NLC}, /* a decode-like shape */
+      {DW(1, 8, 1000000, 2, 1), .bias = 1, NLC},            /* a long sequence: 8 M elements */
+  };
+  cr_assert_eq(setenv("C1D_DW_NLC_KERNEL", "flat", 1), 0);
+  int runs = 0;
+  for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+    for (int j = 0; j < 6; j++) {
+      c1d_shape s = shapes[si];
+      s.dt = types_of(spread_of((int)si, j));
+      if (s.states && s.dt.s != s.dt.x) continue; /* the register kernel's */
+      if (c1d_x_count(&s) > 4000000 && j > 1) continue;
+      cr_assert_eq(check_twins_on(&s, 1100 + (uint64_t)(si * 6 + j)), 2, "gpu_dw_naive and gpu_dw_fast on %s",
+                   shape_text(&s));
+      cr_assert_str_eq(c1d_dw_fast_last_kernel(), "dw_fast_nlc_flat_kernel", "on %s: %s ran", shape_text(&s),
+                       c1d_dw_fast_last_kernel());
+      runs += 2;
+    }
+  unsetenv("C1D_DW_NLC_KERNEL");
+  /* and the launcher's own choice on a small problem and a large one */
+  c1d_shape small = {DW(1, 2048, 64, 4, 1), NLC}, large = {DW(2, 256, 32779, 4, 1), NLC};
+  small.dt = large.dt = types_of(spread_of(0, 1));
+  cr_assert_eq(check_twins_on(&small, 1200), 2);
+  cr_assert_str_eq(c1d_dw_fast_last_kernel(), "dw_fast_nlc_flat_kernel", "on %s", shape_text(&small));
+  cr_assert_eq(check_twins_on(&large, 1201), 2);
+  cr_assert_str_neq(c1d_dw_fast_last_kernel(), "dw_fast_nlc_flat_kernel", "on %s", shape_text(&large));
+  cr_log_info("%d kernel runs bit-exact with grouped_naive, the flat channel-last kernel forced", runs + 4);
 }
 
 Test(gpu_dw, every_mutant_is_caught_with_its_verdict_and_where_or_region, .timeout = 240) {
