@@ -19,8 +19,9 @@
  *    The K taps index registers at compile-time offsets (K is a template parameter); V outputs leave as
  *    one 16-byte store (or two, or one 8-byte one, by y's type).
  *  - channel-last (N, L, C), C % V == 0, D = 1, at most DW_NLC_FLAT_MAX vectors x positions (small
- *    problems, decode-like prefills): the flat kernel, one thread per output row vector over the flat
- *    (batch, position, channel vector) index, its K tap rows, weights and biases loaded together.
+ *    problems, decode-like prefills; 0 until timed on the H200) or C1D_DW_NLC_KERNEL=flat: the flat
+ *    kernel, one thread per output row vector over the flat (batch, position, channel vector) index,
+ *    its K tap rows, weights and biases loaded together.
  *  - channel-last (N, L, C), C % V == 0, any D, beyond: a thread owns V adjacent channels over a strip of
  *    consecutive positions (its weights loaded once per strip). D = 1 (the ring kernel): strips of 4 to
  *    32; the strip's rows stream through a ring of 16 rows per thread in shared memory (cp.async: the
@@ -258,8 +259,7 @@ static int64_t dw_nlc_pairs(const c1d_shape *s, bool plain, int V) {
  * kernels leave most of the device waiting on a few threads' strips, unless C1D_DW_NLC_KERNEL names
  * another kernel (=ring: the launcher's own choice among the strip kernels) or C1D_DW_NLC_STRIP asks for
  * a strip (the tests and sweeps of the strip kernels); C1D_DW_NLC_KERNEL=flat asks for it at any size
- * and D. States of another type than x's keep the
- * register kernel. */
+ * and D. States of another type than x's keep the register kernel. */
 static bool dw_nlc_flat(const c1d_shape *s, int V, bool dilated) {
   if ((s->states && s->dt.s != s->dt.x) || s->N * s->L * s->C > DW_FLAT_MAX) return false;
   const char *e = getenv("C1D_DW_NLC_KERNEL");

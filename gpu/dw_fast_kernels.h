@@ -22,8 +22,10 @@ static constexpr __host__ __device__ int dw_ncl_vectors(int V, int K) { return (
 #define DW_NLC_RUN 4     /* positions per chunk (rows in flight per thread) in the register kernel */
 #define DW_NLC_STRIP 64  /* the longest strip of positions a thread walks */
 #define DW_NLC_MIN_STRIP 4 /* and the shortest the launcher picks (one chunk) */
-/* The largest channel-last problem (vectors x positions) of the flat kernel (dw_nlc_flat in the launcher) */
-#define DW_NLC_FLAT_MAX (INT64_C(1) << 17)
+/* The largest channel-last problem (vectors x positions) of the flat kernel (dw_nlc_flat in the launcher):
+ * 0, off, until the H200 has timed it against the strip kernels (written 2026-12-04, when no device was
+ * lent; C1D_DW_NLC_KERNEL=flat runs it, and device-dw.sh's "flat" step times it over the grid). */
+#define DW_NLC_FLAT_MAX INT64_C(0)
 
 /* VB: the bytes of a vector, 16, or 8 for the PLAIN 16-bit step kernel (half the channels per thread:
  * twice the threads on the smallest problems) */
@@ -745,7 +747,7 @@ __global__ void __launch_bounds__(DW_THREADS, dw_vec<TX>::NLC_BLOCKS(K))
   }
 }
 
-/* Small channel-last problems (the launcher's choice below DW_NLC_FLAT_MAX vectors x positions, or
+/* Small channel-last problems (the launcher's choice up to DW_NLC_FLAT_MAX vectors x positions, or
  * C1D_DW_NLC_KERNEL=flat): one thread per output row vector, in the shape of the (N, C, L) flat kernel.
  * Over the flat (batch, position, channel vector) index, so consecutive threads write consecutive 16 bytes;
  * its K tap rows (16 bytes each: the newest from memory, the others L1/L2 hits of the neighbouring

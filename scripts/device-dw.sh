@@ -25,8 +25,12 @@
 #                         pairs   16-bit channel-last: the ring in thread pairs (C1D_DW_NLC_KERNEL=pairs)
 #                                 against the window kernel, bf16 and fp16, and under fixed strips
 #                                 (DW_STRIPS: the list)
+#                         flat    the channel-last flat kernel (C1D_DW_NLC_KERNEL=flat) against the
+#                                 launcher's strip kernels (=ring) over the grid, the three types, both
+#                                 clocks: where it wins sets DW_NLC_FLAT_MAX (gpu/dw_fast_kernels.h)
 #                         tests   test_gpu_dw, gpu_driver twins --depthwise (and under the row kernel)
-#                         ringtests test_gpu_dw's twin tests under each channel-last ring kernel forced
+#                         ringtests test_gpu_dw's twin tests under each channel-last ring kernel forced,
+#                                 and under the flat kernel
 #                         sass    scripts/sass_dw.sh (needs cuobjdump)
 # environment: OUT, the log folder (default ./device-dw-out); C1D_DEPS_PREFIX, Criterion's env.sh prefix.
 # Exit status 0 only when every step passed; one line per step closes the output.
@@ -195,9 +199,18 @@ if wants tests; then
     twins --depthwise
 fi
 
+if wants flat; then
+  for dt in bf16 f32 f16; do
+    for kernel in flat ring; do
+      step "grid $dt nlc $kernel" "$out/grid-$dt-nlc-$kernel.txt" env C1D_DW_NLC_KERNEL=$kernel "$bench_dw" \
+        --dtype $dt --layout nlc --shapes all
+    done
+  done
+fi
+
 if wants ringtests; then
-  for ring in rolling window pairs; do # each ring kernel on every type and K (the launcher's choice mixes them)
-    step "test_gpu_dw twins, $ring ring" "$out/test_gpu_dw-$ring.log" env C1D_DW_NLC_KERNEL=$ring \
+  for ring in rolling window pairs flat; do # each kernel on every type and K (the launcher's choice mixes them)
+    step "test_gpu_dw twins, $ring kernel" "$out/test_gpu_dw-$ring.log" env C1D_DW_NLC_KERNEL=$ring \
       "$build/tests/test_gpu_dw" --jobs 4 --verbose=0 --filter 'gpu_dw/the_*'
   done
 fi
