@@ -29,7 +29,18 @@ TestSuite(python, .init = make_dir, .fini = remove_dir, .timeout = 300);
 static int spawn(const char *const *argv) {
   char log[128];
   snprintf(log, sizeof log, "%s/log", dir);
-  setenv("PYTHONPATH", C1D_SOURCE_DIR "/python", 1);
+  /* the package in the repository first, then whatever the caller put there (scripts/emulate_avx2.sh's
+   * sitecustomize) */
+  static char *caller_path;
+  static int caller_read;
+  if (!caller_read) {
+    const char *p = getenv("PYTHONPATH");
+    caller_path = p && *p ? strdup(p) : NULL;
+    caller_read = 1;
+  }
+  char path[4096];
+  snprintf(path, sizeof path, "%s%s%s", C1D_SOURCE_DIR "/python", caller_path ? ":" : "", caller_path ? caller_path : "");
+  setenv("PYTHONPATH", path, 1);
   setenv("CONVLAB", C1D_TEST_CONVLAB, 1);
   setenv("CONVLAB_LIB", C1D_BINARY_DIR "/lib/libconvlab.so", 1); /* explain() calls the library */
 #ifdef C1D_SANITIZER_PRELOAD
