@@ -222,7 +222,7 @@ static int rotating_base(const power_case *c, int bug, float *const *out) {
 }
 
 typedef struct problem_buffers {
-  float **out, **unstored, *torch_y, *torch_yb, *cand;
+  float **out, **unstored, *torch_y, *torch_yb, *torch_ybc, *cand;
   double *pattern;
 } problem_buffers;
 
@@ -278,7 +278,7 @@ static c1d_status run_problem(const c1d_power_campaign *camp, const c1d_power_pr
   if (st != C1D_OK) return st;
   const int64_t ny = c1d_y_count(&c.s);
   problem_buffers bf = {calloc((size_t)orders, sizeof(float *)), calloc((size_t)orders, sizeof(float *)),
-                        NULL, NULL, malloc((size_t)ny * sizeof(float)), malloc((size_t)ny * sizeof(double))};
+                        NULL, NULL, NULL, malloc((size_t)ny * sizeof(float)), malloc((size_t)ny * sizeof(double))};
   c1d_explainer ex;
   memset(&ex, 0, sizeof ex);
   struct timespec t0, t1;
@@ -293,13 +293,17 @@ static c1d_status run_problem(const c1d_power_campaign *camp, const c1d_power_pr
       st = c1d_fail(C1D_ERR_NO_MEMORY, "power: cannot allocate PyTorch's output");
       goto done;
     }
-    if ((st = power_torch_output(pt, p, 0, bf.torch_y)) != C1D_OK) goto done;
+    if ((st = power_torch_output(pt, p, POWER_TORCH_F32, bf.torch_y)) != C1D_OK) goto done;
     if (power_torch_has_bf16(&c.s)) {
-      if (!(bf.torch_yb = malloc((size_t)ny * sizeof(float)))) {
+      const int silu = c.s.act == C1D_ACT_SILU;
+      if (!(bf.torch_yb = malloc((size_t)ny * sizeof(float))) ||
+          (silu && !(bf.torch_ybc = malloc((size_t)ny * sizeof(float))))) {
         st = c1d_fail(C1D_ERR_NO_MEMORY, "power: cannot allocate PyTorch's bf16 output");
         goto done;
       }
-      if ((st = power_torch_output(pt, p, 1, bf.torch_yb)) != C1D_OK) goto done;
+      if ((st = power_torch_output(pt, p, POWER_TORCH_BF16, bf.torch_yb)) != C1D_OK ||
+          (silu && (st = power_torch_output(pt, p, POWER_TORCH_BF16_CONV, bf.torch_ybc)) != C1D_OK))
+        goto done;
     }
   }
   const c1d_explainer_inputs in = {.x = c.x, .w = c.w, .b = c.b, .st = c.st, .ref = c.ref, .mag = c.mag,
@@ -317,13 +321,13 @@ static c1d_status run_problem(const c1d_power_campaign *camp, const c1d_power_pr
       st = c1d_fail(C1D_ERR_NO_MEMORY, "power: cannot allocate the output of %s", c1d_power_order_name(o));
       goto done;
     }
-    const power_torch_y torch = {bf.torch_y, bf.torch_yb};
+    const power_torch_y torch = {bf.torch_y, bf.torch_yb, bf.torch_ybc};
     if ((st = power_order_run(o, &c, torch, bf.out[o], bf.unstored[o])) != C1D_OK) goto done;
     if (!explain_correct) continue;
     c1d_explanation e;
     if ((st = c1d_explainer_explain(&ex, bf.out[o], 0, 0, &e)) != C1D_OK) goto done;
     c1d_power_record r = record_for(&c, o, &e);
-    r.in_bound = power_order_in_bound(o, &c, bf.out[o]);
+    r.in_bound = power_order_in_bound(o, &c, bf.out[o], torch);
     const char *stage = c1d_power_order_stage(o);
     if (stage) {
       /* The naive order (the table's first) is the contract: a stage that changed nothing lost nothing. */
@@ -352,6 +356,7 @@ done:
   free(bf.unstored);
   free(bf.torch_y);
   free(bf.torch_yb);
+  free(bf.torch_ybc);
   free(bf.cand);
   free(bf.pattern);
   power_case_free(&c);

@@ -51,7 +51,9 @@ enum {
   POWER_ACC_BF16_PRODUCTS, /* each product rounded to bf16, then an fp32 add; param 1: reversed order */
   POWER_ACC_FP16_SUMS,    /* acc = fp16(b); acc = fp16(fma(x, w, acc)); param 1: reversed order */
   POWER_ACC_ONEDNN,       /* oneDNN's convolution (power_onednn.c) */
-  POWER_ACC_BLIS          /* im2col, BLIS's SGEMM onto y = b (per group; power_blis.c) */
+  POWER_ACC_BLIS,         /* im2col, BLIS's SGEMM onto y = b (per group; power_blis.c) */
+  POWER_ACC_BF16_SUMS     /* acc = bf16(b); acc = bf16(acc + bf16(x*w)), c outer, k inner: PyTorch 1.13's own
+                           * CPU bf16 path (CPUs without AVX-512, or oneDNN off), to recognise it */
 };
 
 /* y (N*O*L) from x, w, b (NULL without bias) and st (the initial states, NULL without) in order acc
@@ -118,9 +120,10 @@ int power_order_applies(int order, const power_case *c, int use_torch);
 /* The storage an order's result goes through on c: its own, or for the contract's orders y's type. */
 int power_order_store_of(int order, const power_case *c);
 
-/* PyTorch's outputs for a problem: the float32 conv (and SiLU), and on bf16 tensors the bf16 one. */
+/* PyTorch's outputs for a problem: the float32 conv (and SiLU), on bf16 tensors the bf16 one, and with
+ * SiLU the bf16 conv before it (NULL where absent). */
 typedef struct power_torch_y {
-  const float *f32, *bf16;
+  const float *f32, *bf16, *bf16_conv;
 } power_torch_y;
 
 /* The order's output into y and, for a reduced-precision store, the float32 result before the store
@@ -130,8 +133,9 @@ c1d_status power_order_run(int order, power_case *c, power_torch_y torch, float 
 
 /* 1 when every element of y lies inside the bound that proves the order correct: the fp32 sum bound
  * gamma_{n+K+1} * m on the rounded inputs' oracle, plus underflow; 3xTF32's split error; the store's
- * half unit in the last place. */
-int power_order_in_bound(int order, power_case *c, const float *y);
+ * half unit in the last place; for PyTorch's bf16 outputs, where its conv (torch.bf16, or with SiLU
+ * torch.bf16_conv) is its own CPU path's bit for bit, that arithmetic's bound. */
+int power_order_in_bound(int order, power_case *c, const float *y, power_torch_y torch);
 
 /* The rms error that the fitting model leaves unexplained for a bug built on this order: fp32 orders,
  * the naive order's rms error (naive given); rounded inputs, rms(y - oracle on the rounded inputs);
@@ -171,8 +175,10 @@ typedef struct power_torch {
 c1d_status power_torch_prepare(const c1d_power_problem *probs, int count, power_torch *pt, FILE *log);
 /* 1 when PyTorch also computes p in bf16 (every tensor bf16). */
 int power_torch_has_bf16(const c1d_shape *s);
-/* PyTorch's float32 output for p into y, or (bf16 = 1) its bf16 output. C1D_ERR_IO / C1D_ERR_FORMAT. */
-c1d_status power_torch_output(const power_torch *pt, const c1d_power_problem *p, int bf16, float *y);
+/* PyTorch's outputs of a problem: float32, on bf16 tensors, and (with SiLU) the bf16 conv before it. */
+typedef enum { POWER_TORCH_F32, POWER_TORCH_BF16, POWER_TORCH_BF16_CONV } power_torch_kind;
+/* PyTorch's output of that kind for p into y. C1D_ERR_IO / C1D_ERR_FORMAT. */
+c1d_status power_torch_output(const power_torch *pt, const c1d_power_problem *p, power_torch_kind kind, float *y);
 /* Removes the directory. */
 void power_torch_cleanup(power_torch *pt);
 

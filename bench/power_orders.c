@@ -196,11 +196,53 @@ c1d_status power_order_run(int order, power_case *c, power_torch_y torch, float 
 #define SILU_REL 0x1p-20
 #define SILU_ABS 0x1p-140
 
-int power_order_in_bound(int order, power_case *c, const float *y) {
+/* Whether every element of y lies within rel * mag + abs_floor of its reference (input rounding `input`),
+ * widened by SiLU where the shape has it (PyTorch's bf16 SiLU: torch_silu) and by order's store. */
+static int inside(int order, power_case *c, const float *y, int input, double rel, double abs_floor, int torch_silu) {
+  const c1d_shape *s = &c->s;
+  const int64_t ny = c1d_y_count(s);
+  const int stored = power_order_store_of(order, c);
+  const double store_u = stored == POWER_STORE_FP16 ? 0x1p-11 : stored == POWER_STORE_BF16 ? 0x1p-8 : 0.0;
+  const double store_floor = stored == POWER_STORE_FP16 ? 0x1p-25 : stored == POWER_STORE_BF16 ? 0x1p-134 : 0.0;
+  const double *ref = c->ref_r[input], *mag = c->mag_r[input], *pre = c->pre_r[input];
+  const int silu = s->act == C1D_ACT_SILU;
+  for (int64_t i = 0; i < ny; i++) {
+    double bound = rel * mag[i] + abs_floor;
+    if (torch_silu && silu) {
+      /* PyTorch in bf16 rounds the conv to bf16, then its SiLU errs by up to about 2.2 bf16 ulp: 2^-6. */
+      bound += 0x1p-8 * (fabs(pre[i]) + bound) + 0x1p-134;
+      bound = SILU_SLOPE * bound + 0x1p-6 * fabs(ref[i]) + 0x1p-133;
+    } else if (silu) {
+      bound = SILU_SLOPE * bound + SILU_REL * fabs(ref[i]) + SILU_ABS;
+    }
+    bound += store_u * (fabs(ref[i]) + bound) + store_floor;
+    if (!isfinite(y[i]) || fabs((double)y[i] - ref[i]) > bound) return 0;
+  }
+  return 1;
+}
+
+/* Whether PyTorch's bf16 conv y (before any SiLU) is its own CPU path's (POWER_ACC_BF16_SUMS, bit for
+ * bit): the path PyTorch 1.13 takes for bf16 convolutions without oneDNN's bf16 (CPUs without AVX-512, as
+ * CI machines can be; scripts/emulate_avx2.sh). Its products and running sums are rounded to bf16,
+ * outside the contract's float32 accumulation, so its bound is that arithmetic's. -1: out of memory. */
+static int torch_bf16_own_path(power_case *c, const float *y) {
+  c1d_shape conv = c->s;
+  conv.act = C1D_ACT_NONE;
+  const int64_t ny = c1d_y_count(&conv);
+  float *own = malloc((size_t)ny * sizeof *own);
+  if (!own) return -1;
+  int same = power_sum(POWER_ACC_BF16_SUMS, 0, c->p.seed, &conv, c->xr[POWER_IN_NONE], c->wr[POWER_IN_NONE], c->b,
+                       c->st, own) == C1D_OK;
+  for (int64_t i = 0; same && i < ny; i++) same = own[i] == y[i];
+  free(own);
+  return same;
+}
+
+int power_order_in_bound(int order, power_case *c, const float *y, power_torch_y torch) {
   const power_order *d = &orders[order];
   if (power_case_rounded(c, d->input) != C1D_OK) return 0;
   const c1d_shape *s = &c->s;
-  const int64_t n = c1d_terms(s), ny = c1d_y_count(s);
+  const int64_t n = c1d_terms(s);
   /* Every order here is at most n + K + 1 roundings deep (tap partials, block sums, the bias); below
    * 2^-126 each rounding errs by at most half of 2^-149 in absolute terms, which gamma * m misses. */
   double rel = c1d_gamma(n + s->K + 2, C1D_U_FP32), abs_floor = (double)(n + s->K + 2) * 0x1p-149;
@@ -218,24 +260,16 @@ int power_order_in_bound(int order, power_case *c, const float *y) {
     rel = c1d_gamma(n + 1, 0x1p-11);
     abs_floor = (double)(n + 1) * 0x1p-25;
   }
-  const int stored = power_order_store_of(order, c);
-  const double store_u = stored == POWER_STORE_FP16 ? 0x1p-11 : stored == POWER_STORE_BF16 ? 0x1p-8 : 0.0;
-  const double store_floor = stored == POWER_STORE_FP16 ? 0x1p-25 : stored == POWER_STORE_BF16 ? 0x1p-134 : 0.0;
-  const double *ref = c->ref_r[d->input], *mag = c->mag_r[d->input], *pre = c->pre_r[d->input];
-  const int silu = s->act == C1D_ACT_SILU;
-  for (int64_t i = 0; i < ny; i++) {
-    double bound = rel * mag[i] + abs_floor;
-    if (d->acc == POWER_ACC_TORCH_BF16 && silu) {
-      /* PyTorch in bf16 rounds the conv to bf16, then its SiLU errs by up to about 2.2 bf16 ulp: 2^-6. */
-      bound += 0x1p-8 * (fabs(pre[i]) + bound) + 0x1p-134;
-      bound = SILU_SLOPE * bound + 0x1p-6 * fabs(ref[i]) + 0x1p-133;
-    } else if (silu) {
-      bound = SILU_SLOPE * bound + SILU_REL * fabs(ref[i]) + SILU_ABS;
-    }
-    bound += store_u * (fabs(ref[i]) + bound) + store_floor;
-    if (!isfinite(y[i]) || fabs((double)y[i] - ref[i]) > bound) return 0;
-  }
-  return 1;
+  const int torch_bf16 = d->acc == POWER_ACC_TORCH_BF16;
+  if (inside(order, c, y, d->input, rel, abs_floor, torch_bf16)) return 1;
+  /* PyTorch's own bf16 path, recognised by its conv (before SiLU where there is one) */
+  const float *conv = s->act == C1D_ACT_SILU ? torch.bf16_conv : y;
+  if (!torch_bf16 || !conv || torch_bf16_own_path(c, conv) != 1) return 0;
+  /* Its bound: each product within 2^-8 of itself, then n + 1 float32 adds each rounded again to bf16
+   * (2^-8 + 2^-24 a step, with the subnormal spacings below 2^-126). */
+  rel = 0x1p-8 + c1d_gamma(n + 1, 0x1p-8 + 0x1p-23) * (1.0 + 0x1p-8);
+  abs_floor = (double)(2 * n + 1) * 0x1p-133;
+  return inside(order, c, y, d->input, rel, abs_floor, 1);
 }
 
 static double rms_against(const float *a, const float *b32, const double *b64, int64_t count) {

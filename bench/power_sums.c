@@ -148,6 +148,12 @@ static inline __attribute__((always_inline)) float element_sum(int acc, const su
         acc_v = c1d_round_fp16(c1d_fma(xv(q, q->x, n, c, t, k), wv(q, q->w, o, c, k), acc_v));
       }
       return acc_v;
+    case POWER_ACC_BF16_SUMS: /* PyTorch's own bf16 path: a float32 product and add, each rounded to bf16 */
+      acc_v = c1d_round_bf16(bias(q, o));
+      for (int64_t c = c0; c < C; c++)
+        for (int64_t k = k0; k < K; k++)
+          acc_v = c1d_round_bf16(c1d_add(acc_v, c1d_round_bf16(c1d_mul(xv(q, q->x, n, c, t, k), wv(q, q->w, o, c, k)))));
+      return acc_v;
   }
   return 0.0f;
 }

@@ -131,9 +131,10 @@ c1d_status power_torch_prepare(const c1d_power_problem *probs, int count, power_
   return C1D_OK;
 }
 
-c1d_status power_torch_output(const power_torch *pt, const c1d_power_problem *p, int bf16, float *y) {
+c1d_status power_torch_output(const power_torch *pt, const c1d_power_problem *p, power_torch_kind kind, float *y) {
+  static const char *const names[] = {"y", "yb", "ybc"};
   char path[128];
-  file_in(pt, bf16 ? "yb" : "y", p->index, path, sizeof path);
+  file_in(pt, names[kind], p->index, path, sizeof path);
   float *data = NULL;
   c1d_npy_header h;
   c1d_status st = c1d_npy_read_f32(path, 0, &data, &h, NULL);

@@ -78,7 +78,7 @@ Test(power, every_fp32_order_equals_the_oracle_rounded_once_on_integer_inputs) {
     const int64_t ny = c1d_y_count(&c.s);
     float *y = malloc((size_t)ny * sizeof *y), *unstored = malloc((size_t)ny * sizeof *unstored);
     cr_assert(y && unstored);
-    const power_torch_y no_torch = {NULL, NULL};
+    const power_torch_y no_torch = {NULL, NULL, NULL};
     for (int o = 0; o < c1d_power_order_count(); o++) {
       if (!power_order_is_fp32(o) || power_order_at(o)->acc == POWER_ACC_TORCH || !power_order_applies(o, &c, 0))
         continue;
@@ -111,7 +111,7 @@ Test(power, the_fp32_orders_are_different_orders) {
   const int naive = c1d_power_order_find("naive");
   float *y0 = malloc((size_t)ny * sizeof *y0), *y = malloc((size_t)ny * sizeof *y);
   cr_assert(y0 && y);
-  const power_torch_y no_torch = {NULL, NULL};
+  const power_torch_y no_torch = {NULL, NULL, NULL};
   cr_assert_eq(power_order_run(naive, &c, no_torch, y0, NULL), C1D_OK);
   for (int o = 0; o < c1d_power_order_count(); o++) {
     if (o == naive || !power_order_is_fp32(o) || power_order_at(o)->acc == POWER_ACC_TORCH ||
