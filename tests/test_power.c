@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "bench/power_internal.h"
+#include "numerics/arith.h"
 #include "tests/support/process.h"
 
 #define BENCH_POWER C1D_BINARY_DIR "/bench/bench_power"
@@ -125,6 +126,33 @@ Test(power, the_fp32_orders_are_different_orders) {
   }
   free(y0);
   free(y);
+  power_case_free(&c);
+}
+
+/* PyTorch's own CPU bf16 path (products and running sums rounded to bf16: CPUs without AVX-512) lies
+ * outside the contract's bound on a grouped problem; its output is held to its own arithmetic's bound only
+ * where its conv is that arithmetic's bit for bit, so one element a bf16 ulp away is out again. No PyTorch
+ * needed: the path's arithmetic (POWER_ACC_BF16_SUMS) stands in for its output. */
+Test(power, pytorchs_own_bf16_path_is_recognised_bit_for_bit_and_held_to_its_bound) {
+  const c1d_power_campaign camp = c1d_power_reduced_campaign();
+  const c1d_power_problem p = c1d_power_problem_at(&camp, 29); /* g4 bf16, states, conv_init */
+  cr_assert(power_torch_has_bf16(&p.shape) && c1d_groups(&p.shape) == 4 && p.shape.act == C1D_ACT_NONE);
+  power_case c;
+  cr_assert_eq(power_case_make(&p, &c), C1D_OK);
+  const int64_t ny = c1d_y_count(&c.s);
+  float *own = malloc((size_t)ny * sizeof *own), *moved = malloc((size_t)ny * sizeof *moved);
+  cr_assert(own && moved);
+  cr_assert_eq(power_sum(POWER_ACC_BF16_SUMS, 0, c.p.seed, &c.s, c.x, c.w, c.b, c.st, own), C1D_OK);
+  const int torch_bf16 = c1d_power_order_find("torch_bf16"), naive = c1d_power_order_find("naive");
+  const power_torch_y as_torch = {NULL, own, NULL}, no_torch = {NULL, NULL, NULL};
+  cr_assert_not(power_order_in_bound(naive, &c, own, no_torch), "the path's output inside the contract's bound");
+  cr_assert(power_order_in_bound(torch_bf16, &c, own, as_torch), "PyTorch's own bf16 path outside its bound");
+  memcpy(moved, own, (size_t)ny * sizeof *moved);
+  moved[ny / 2] = c1d_bits_float(c1d_float_bits(moved[ny / 2]) + 0x10000u); /* the next bf16 */
+  const power_torch_y as_moved = {NULL, moved, NULL};
+  cr_assert_not(power_order_in_bound(torch_bf16, &c, moved, as_moved), "a bf16 output that is no path's was let in");
+  free(own);
+  free(moved);
   power_case_free(&c);
 }
 
