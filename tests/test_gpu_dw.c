@@ -472,27 +472,31 @@ Test(gpu_dw, the_8_byte_step_is_bit_exact_on_16_bit_tensors, .timeout = 240) {
  * of its ring, two batches exactly, and three refills with a ragged end (its batches are K rounded up to
  * at least 8 rows); K = 1..8, channels that fill a block and that leave lanes idle (C / 8 < 64), states,
  * bias, several batches. */
+/* Channel-last problems at K = 1..8 for the kernels forced in the tests below: strips that end inside a
+ * ring batch, channels that fill a block and that leave lanes idle, states, bias, several batches. */
+static const c1d_shape nlc_every_k[] = {
+    {DW(2, 24, 200, 4, 1), .bias = 1, .states = 1, NLC},
+    {DW(3, 16, 75, 2, 1), NLC},
+    {DW(2, 32, 96, 7, 1), .states = 1, NLC},
+    {DW(1, 40, 120, 1, 1), .bias = 1, NLC},
+    {DW(2, 1040, 90, 3, 1), .bias = 1, .states = 1, NLC}, /* 130 vectors: two blocks, the second mostly idle */
+    {DW(1, 64, 130, 5, 1), .states = 1, NLC},
+    {DW(2, 8, 41, 6, 1), .bias = 1, NLC},
+    {DW(1, 16, 300, 8, 1), .bias = 1, .states = 1, NLC},
+};
+enum { N_NLC_EVERY_K = sizeof nlc_every_k / sizeof nlc_every_k[0] };
+
 Test(gpu_dw, the_pairs_kernel_is_bit_exact_on_16_bit_tensors, .timeout = 240) {
   skip_without_device();
-  static const c1d_shape shapes[] = {
-      {DW(2, 24, 200, 4, 1), .bias = 1, .states = 1, NLC},
-      {DW(3, 16, 75, 2, 1), NLC},
-      {DW(2, 32, 96, 7, 1), .states = 1, NLC},
-      {DW(1, 40, 120, 1, 1), .bias = 1, NLC},
-      {DW(2, 1040, 90, 3, 1), .bias = 1, .states = 1, NLC}, /* 130 vectors: two blocks, the second mostly idle */
-      {DW(1, 64, 130, 5, 1), .states = 1, NLC},
-      {DW(2, 8, 41, 6, 1), .bias = 1, NLC},
-      {DW(1, 16, 300, 8, 1), .bias = 1, .states = 1, NLC},
-  };
   static const c1d_dtype types[] = {C1D_DTYPE_BF16, C1D_DTYPE_F16};
   static const char *strips[] = {"5", "16", "37"};
   cr_assert_eq(setenv("C1D_DW_NLC_KERNEL", "pairs", 1), 0);
   int runs = 0;
   for (int k = 0; k < 3; k++) {
     cr_assert_eq(setenv("C1D_DW_NLC_STRIP", strips[k], 1), 0);
-    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+    for (int si = 0; si < N_NLC_EVERY_K; si++)
       for (int ti = 0; ti < 2; ti++) {
-        c1d_shape s = shapes[si];
+        c1d_shape s = nlc_every_k[si];
         s.dt = (c1d_dtypes){types[ti], types[ti], types[ti], types[ti], types[ti]};
         cr_assert_eq(check_twins_on(&s, 900 + (uint64_t)(si * 2 + ti)), 2, "gpu_dw_naive and gpu_dw_fast on %s, strip %s",
                      shape_text(&s), strips[k]);
@@ -507,20 +511,13 @@ Test(gpu_dw, the_pairs_kernel_is_bit_exact_on_16_bit_tensors, .timeout = 240) {
 }
 
 /* The channel-last flat kernel (one thread per output row vector, no ring: gpu/dw_fast_kernels.h), meant
- * for small problems (the launcher's choice once the H200 has timed it), forced (C1D_DW_NLC_KERNEL=flat) at every K, dilated, with states
- * reaching back over several rows, several batches, a long sequence, SiLU, PLAIN and in the
- * common mixed types (states of another type than x's keep the register kernel). */
+ * for small problems (the launcher's choice once the H200 has timed it), forced (C1D_DW_NLC_KERNEL=flat)
+ * on the problems above and on SiLU, dilated, decode-like and long ones, PLAIN and in the common mixed
+ * types (states of another type than x's keep the register kernel). */
 Test(gpu_dw, the_flat_channel_last_kernel_is_bit_exact_at_every_k, .timeout = 240) {
   skip_without_device();
-  static const c1d_shape shapes[] = {
-      {DW(2, 24, 200, 4, 1), .bias = 1, .states = 1, NLC},
-      {DW(3, 16, 75, 2, 1), NLC},
-      {DW(2, 32, 96, 7, 1), .states = 1, NLC},
-      {DW(1, 40, 120, 1, 1), .bias = 1, NLC},
-      {DW(2, 1040, 90, 3, 1), .bias = 1, .states = 1, NLC},
+  static const c1d_shape more[] = {
       {DW(1, 64, 130, 5, 1), .states = 1, SILU, NLC},
-      {DW(2, 8, 41, 6, 1), .bias = 1, NLC},
-      {DW(1, 16, 300, 8, 1), .bias = 1, .states = 1, NLC},
       {DW(2, 16, 40, 5, 3), .states = 1, NLC},              /* dilated: taps D rows apart */
       {DW(1, 16, 9, 4, 4), .bias = 1, .states = 1, NLC},    /* dilated, L < (K-1)*D */
       {DW(3, 2048, 64, 4, 1), .bias = 1, .states = 1, NLC}, /* a decode-like shape */
@@ -528,10 +525,10 @@ Test(gpu_dw, the_flat_channel_last_kernel_is_bit_exact_at_every_k, .timeout = 24
   };
   cr_assert_eq(setenv("C1D_DW_NLC_KERNEL", "flat", 1), 0);
   int runs = 0;
-  for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++)
+  for (int si = 0; si < N_NLC_EVERY_K + (int)(sizeof more / sizeof more[0]); si++)
     for (int j = 0; j < 6; j++) {
-      c1d_shape s = shapes[si];
-      s.dt = types_of(spread_of((int)si, j));
+      c1d_shape s = si < N_NLC_EVERY_K ? nlc_every_k[si] : more[si - N_NLC_EVERY_K];
+      s.dt = types_of(spread_of(si, j));
       if (s.states && s.dt.s != s.dt.x) continue; /* the register kernel's */
       if (c1d_x_count(&s) > 4000000 && j > 1) continue;
       cr_assert_eq(check_twins_on(&s, 1100 + (uint64_t)(si * 6 + j)), 2, "gpu_dw_naive and gpu_dw_fast on %s",
