@@ -172,6 +172,13 @@ static int64_t dw_nlc_strip(const c1d_shape *s, int V) {
   return strip;
 }
 
+/* The channel-last strip that C1D_DW_NLC_STRIP asks for (the strip kernels' tests and sweeps), or 0. */
+static int64_t dw_forced_strip(void) {
+  const char *e = getenv("C1D_DW_NLC_STRIP");
+  const long long strip = e ? atoll(e) : 0;
+  return strip >= 1 ? strip : 0;
+}
+
 /* The ring kernel's strip: from 4 positions, doubled while the threads would exceed 2^16 (about one
  * wave of resident threads), up to 16 where its blocks are six per SM (fp32 K <= 5, 16-bit K <= 2) and 32
  * at four or fewer (the startup of a strip, one round trip, is covered by fewer other blocks). Chosen from
@@ -179,8 +186,8 @@ static int64_t dw_nlc_strip(const c1d_shape *s, int V) {
  * problems, and a rule that started there (call H) lost more on the medium ones than it gained.
  * C1D_DW_NLC_STRIP fixes it, for those sweeps. */
 static int64_t dw_nlc_ring_strip(const c1d_shape *s, int V) {
-  const char *e = getenv("C1D_DW_NLC_STRIP");
-  if (e && atoll(e) >= 1) return atoll(e);
+  const int64_t forced = dw_forced_strip();
+  if (forced) return forced;
   const int64_t most = V * s->K <= 20 ? 16 : 32;
   int64_t strip = DW_NLC_MIN_STRIP;
   while (strip < most && s->N * (s->C / V) * c1d_ceil_div(s->L, strip) > (INT64_C(1) << 16)) strip *= 2;
@@ -222,8 +229,8 @@ static bool dw_nlc_rolls(const c1d_shape *s) {
  * (2-3 points over 32), 2^17 and below at 4; K = 6 and 8 at 32 where 16 lost 6 to 13 points.
  * C1D_DW_NLC_STRIP fixes it. */
 static int64_t dw_nlc_pair_strip(const c1d_shape *s, int V) {
-  const char *e = getenv("C1D_DW_NLC_STRIP");
-  if (e && atoll(e) >= 1) return atoll(e);
+  const int64_t forced = dw_forced_strip();
+  if (forced) return forced;
   int device = 0, sms = 132;
   if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device) != cudaSuccess)
     (void)cudaGetLastError(); /* keep the H200's count: only the strip depends on it */
@@ -264,8 +271,7 @@ static bool dw_nlc_flat(const c1d_shape *s, int V, bool dilated) {
   if ((s->states && s->dt.s != s->dt.x) || s->N * s->L * s->C > DW_FLAT_MAX) return false;
   const char *e = getenv("C1D_DW_NLC_KERNEL");
   if (e && *e) return !strcmp(e, "flat");
-  const char *strip = getenv("C1D_DW_NLC_STRIP");
-  return !(strip && atoll(strip) >= 1) && !dilated && s->N * s->L * (s->C / V) <= DW_NLC_FLAT_MAX;
+  return !dw_forced_strip() && !dilated && s->N * s->L * (s->C / V) <= DW_NLC_FLAT_MAX;
 }
 
 /* Asks for the largest shared-memory share of the L1 for a ring kernel, once per kernel: its blocks
