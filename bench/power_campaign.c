@@ -3,6 +3,7 @@
  * alarm; an output with a stage must be named by it), then every bug class injected at every size into
  * its base and explained. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -252,6 +253,9 @@ static c1d_status run_bugs(const c1d_power_campaign *camp, power_case *c, c1d_ex
         bf->cand[i] = before_store ? power_order_store(base, c, v) : v;
       }
       c1d_explanation e;
+      if (getenv("C1D_TRACE_MARKS")) /* which run the explainer's traces that follow are of */
+        fprintf(stderr, "trace: bench_power problem %d, %s at %gx on %s\n", c->p.index, c1d_power_bug_name(bug),
+                c1d_power_sizes[size], c1d_power_order_name(base));
       c1d_status st = c1d_explainer_explain(ex, bf->cand, 0, 0, &e);
       if (st != C1D_OK) return st;
       c1d_power_record r = record_for(c, base, &e);

@@ -581,13 +581,18 @@ typedef struct ratios {
   double level; /* mean without the largest 1%: the candidate's own noise level, a bug in few elements
                    left out */
   double t;     /* the residual's mean over its standard error (signed): rounding has none */
+  double low;   /* the share of the sample beyond LOW_Q sigmas: where no model fits, the closest to the
+                   part of the output that a bug left alone (a quantile of the body would tie at zero on
+                   bf16 outputs, which most models round to the same values) */
 } ratios;
+
+#define LOW_Q 4.0
 
 static ratios sample_ratio(const c1d_classifier_input *in, const explan *x, sample_scratch *sc) {
   const c1d_model_sample *sm = in->sample;
   const int64_t S = sm->count;
   const double *dl = sample_delta(in, x->model, sc), *bt = sample_bias(in, x, sc), *sq = sample_sq(in, x, sc);
-  ratios out = {INFINITY, INFINITY, INFINITY, 0.0};
+  ratios out = {INFINITY, INFINITY, INFINITY, 0.0, INFINITY};
   if (sc->failed) return out;
   int64_t n = 0;
   double sum = 0.0;
@@ -608,7 +613,10 @@ static ratios sample_ratio(const c1d_classifier_input *in, const explan *x, samp
   double sum_sq = 0.0;
   for (int64_t j = 0; j < n; j++) sum_sq += sc->a[j];
   out.t = sum_sq > 0 ? sum / sqrt(sum_sq) : 0.0;
-  if (n == 0) return (ratios){0.0, 0.0, 0.0, 0.0};
+  if (n == 0) return (ratios){0.0, 0.0, 0.0, 0.0, 0.0};
+  int64_t beyond = 0;
+  for (int64_t j = 0; j < n; j++) beyond += sc->a[j] > LOW_Q * LOW_Q;
+  out.low = (double)beyond / (double)n;
   const double med = quantile(sc->a, n, 0.5), q99 = top_mean(sc->a, n);
   out.median = sc->ref_median > 0 ? med / sc->ref_median : (med > 0 ? INFINITY : 0.0);
   out.tail = sc->ref_tail > 0 ? q99 / sc->ref_tail : (q99 > 0 ? INFINITY : 0.0);
@@ -653,6 +661,9 @@ typedef struct choice {
   int fits;          /* 1: x fits the bulk; 0: x is only the closest */
   ratios ratio;
   int alt_model;     /* another model that fits as well, or -1 */
+  int have_low;      /* where none fits: the closest by the lower quartile (low_x), when there is one */
+  explan low_x;
+  ratios low_ratio;
 } choice;
 
 /* The explanation of the bulk: the first in try_order whose median and tail both fit (a clean fit); else, among those whose median fits, the one with the smallest tail (a model that is
@@ -666,9 +677,10 @@ static void choose_pass(const c1d_classifier_input *in, int store, double scale,
   for (int m = 0; m < C1D_MODEL_COUNT; m++) nearest[m] = INFINITY;
   memset(out, 0, sizeof *out);
   out->alt_model = -1;
-  out->ratio = (ratios){INFINITY, INFINITY, INFINITY, 0.0};
+  out->ratio = (ratios){INFINITY, INFINITY, INFINITY, 0.0, INFINITY};
   int clean = 0, have_fit = 0;
   choice closest = *out;
+  closest.low_ratio = out->ratio;
   /* With an activation, a second pass allows its evaluation with a fast exponential: only when the
    * first found no clean fit. */
   const int passes = in->layout.act_v ? 2 : 1;
@@ -726,9 +738,10 @@ static void choose_pass(const c1d_classifier_input *in, int store, double scale,
         have_fit = 1;
         clean = r.tail <= limit;
       }
-    } else if (r.median < closest.ratio.median) {
-      closest.x = x;
-      closest.ratio = r;
+    } else {
+          if (r.median < closest.ratio.median) closest.x = x, closest.ratio = r;
+      if (r.low < closest.low_ratio.low || (r.low == closest.low_ratio.low && r.median < closest.low_ratio.median))
+        closest.low_x = x, closest.low_ratio = r, closest.have_low = 1;
     }
   }
   if (!have_fit) {
@@ -1147,6 +1160,20 @@ static void trace_marks(const c1d_classifier_input *in, const explan *x, const f
             (double)in->noise->sigma[i], in->mag[i], (long long)terms_of(lay, t));
     shown++;
   }
+}
+
+/* Whether two explanations predict the same (their noise factor aside). */
+static int same_arithmetic(const explan *a, const explan *b) {
+  return a->model == b->model && a->acc == b->acc && a->kappa == b->kappa && a->allow == b->allow &&
+         a->store == b->store && a->scale == b->scale && a->act == b->act && a->bias_after == b->bias_after &&
+         a->bias_rounded == b->bias_rounded && a->act_in_y == b->act_in_y && a->flat == b->flat;
+}
+
+/* A region that rounding never makes: an edge, channels or a group, batches, positions, tiles. */
+static int region_structured(c1d_region_class k) {
+  return k == C1D_REGION_LEFT_EDGE || k == C1D_REGION_RIGHT_EDGE || k == C1D_REGION_LAST_PARTIAL_TILE ||
+         k == C1D_REGION_CHANNELS || k == C1D_REGION_BATCHES || k == C1D_REGION_POSITIONS ||
+         k == C1D_REGION_TILE_BLOCKS || k == C1D_REGION_TILE_SEAMS;
 }
 
 /* See the call in c1d_classify. Returns 0 (ch, fp, ts and *marked replaced when another model explains
@@ -1575,12 +1602,7 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
       return -1;
     }
     if (wide.fits) {
-      const c1d_region_class k = rw.cls;
-      const int structured = k == C1D_REGION_LEFT_EDGE || k == C1D_REGION_RIGHT_EDGE ||
-                             k == C1D_REGION_LAST_PARTIAL_TILE || k == C1D_REGION_CHANNELS ||
-                             k == C1D_REGION_BATCHES || k == C1D_REGION_POSITIONS ||
-                             k == C1D_REGION_TILE_BLOCKS || k == C1D_REGION_TILE_SEAMS;
-      if (structured) {
+      if (region_structured(rw.cls)) {
         full_pass_free(&fp);
         fp = fw, ts = tw, ch = wide, marked = rw.count;
       } else {
@@ -1681,6 +1703,31 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
     }
   }
   free(sc.a);
+  /* No model fits the bulk and the tests found a bug. A bug on half the output (one batch of two) pulls
+   * every model's median, and the closest by it is then the one whose wide noise reaches both halves:
+   * its marks cover both. The closest by the lower quartile fits the part the bug left alone; where its
+   * marks form a region rounding never makes, they name the bug. The verdict is a bug either way. */
+  if (bug && !ch.fits && !order_explains && ch.have_low && !same_arithmetic(&ch.low_x, &ch.x)) {
+    full_pass fl;
+    c1d_test_result tl;
+    c1d_region rl;
+    int64_t marked_low;
+    if (full_pass_tested(in, &ch.low_x, &fl, &tl, &marked_low) != 0) {
+      full_pass_free(&fp);
+      return -1;
+    }
+    if (c1d_describe_marks(fl.mark, lay, count, &rl) != 0) {
+      full_pass_free(&fl);
+      full_pass_free(&fp);
+      return -1;
+    }
+    if (marked_low > 0 && region_structured(rl.cls)) {
+      full_pass_free(&fp);
+      fp = fl, ts = tl, marked = marked_low, ch.x = ch.low_x, ch.ratio = ch.low_ratio;
+    } else {
+      full_pass_free(&fl);
+    }
+  }
   c1d_trace_stage("classify: second explanations", &clock);
 
   if (ch.x.model != C1D_MODEL_FP32 && !out->models[ch.x.model].available) {

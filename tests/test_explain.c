@@ -267,6 +267,31 @@ Test(lowp, every_mutant_and_model_gets_its_verdict_and_stage) {
   cr_assert_geq(checked, 12);
 }
 
+/* A bug on half the output (one batch of two, 30 times the store's rounding, before it) pulls every
+ * model's median: no model fits the bulk, and the closest by it (sums kept in bf16, whose wide noise
+ * reaches both halves) marked both batches: "everywhere". The batch is the bug's place. */
+Test(lowp, one_batch_of_two_off_is_named_by_its_batch_where_no_model_fits_the_bulk) {
+  /* the power benchmark's sampled operator shape: 120000 outputs, more than the explainer's sample */
+  const c1d_shape s = {.N = 2, .C = 200, .O = 200, .L = 300, .K = 4, .D = 3, .bias = 1, .G = 200, .states = 1,
+                       .act = C1D_ACT_SILU, .dt = BF16_ALL};
+  lowp_problem p;
+  setup_lowp(&p, &s, C1D_DIST_CONV_INIT, 1);
+  const int64_t ny = c1d_y_count(&p.s);
+  double sq = 0.0;
+  for (int64_t i = 0; i < ny; i++) {
+    const double e = (double)c1d_round_bf16((float)p.ref[i]) - p.ref[i];
+    sq += e * e;
+  }
+  const double offset = 30.0 * sqrt(sq / (double)ny);
+  for (int64_t i = 0; i < ny; i++)
+    p.y[i] = c1d_round_bf16((float)(p.ref[i] + (i >= ny / 2 ? offset : 0.0)));
+  const c1d_explanation e = explain_lowp_output(&p, p.y);
+  cr_expect(e.verdict == C1D_VERDICT_BUG_LOCALIZED && e.region.cls == C1D_REGION_BATCHES &&
+                strcmp(e.region.n, "1") == 0,
+            "%s (%s, n %s): %s", c1d_verdict_name(e.verdict), e.region.kind, e.region.n, e.reason);
+  teardown_lowp(&p);
+}
+
 /* At tens of millions of outputs the tests probe tails a million times deeper than on small problems;
  * the arithmetic of real libraries is not the naive order's there (issue 21). Each case below was called a
  * bug before: the verdict must be its own. */
