@@ -64,7 +64,8 @@ int c1d_power_family_of(const c1d_shape *s);
 void c1d_power_variant_of(const c1d_shape *s, char *buf, int size);
 
 /* Bug classes (power_bugs.c). global: the bug's region is every element (located right when the
- * verdict is bug-global or the region class everywhere); else expected is the region class. */
+ * verdict is bug-global or the region class everywhere, or expected: one tap's weights are that tap);
+ * else expected is the region class. */
 int c1d_power_bug_count(void);
 const char *c1d_power_bug_name(int bug);
 int c1d_power_bug_is_global(int bug);

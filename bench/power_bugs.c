@@ -28,8 +28,8 @@ typedef struct power_bug {
   const char *name;
   const char *base;            /* the order injected into; "" rotates over the fp32 orders */
   int region, error;
-  int global;                  /* located right when bug-global or everywhere */
-  c1d_region_class expected;   /* else the region class to find */
+  int global;                  /* located right when bug-global or everywhere (or expected) */
+  c1d_region_class expected;   /* the region class to find (global: a finer name than everywhere) */
   int before_store;            /* injected before the base's reduced-precision store */
 } power_bug;
 
@@ -45,7 +45,7 @@ static const power_bug bugs[] = {
     {"offset tile seams", "", R_TILE_SEAMS, E_OFFSET, 0, C1D_REGION_TILE_SEAMS, 0},
     {"offset scattered 1%", "", R_SCATTERED, E_OFFSET, 0, C1D_REGION_SCATTERED, 0},
     {"stale values 0.1%", "", R_STALE, E_SIGNED, 0, C1D_REGION_SCATTERED, 0},
-    {"tap weight off", "", R_ALL, E_TAP_WEIGHT, 1, C1D_REGION_EVERYWHERE, 0},
+    {"tap weight off", "", R_ALL, E_TAP_WEIGHT, 1, C1D_REGION_TAP, 0},
     {"missing bias, last tile", "", R_LAST_TILE, E_MISSING_BIAS, 0, C1D_REGION_LAST_PARTIAL_TILE, 0},
     {"tf32 + offset", "tf32_rna", R_ALL, E_OFFSET, 1, C1D_REGION_EVERYWHERE, 0},
     {"bf16 inputs + right edge", "bf16_inputs", R_RIGHT_EDGE, E_OFFSET, 0, C1D_REGION_RIGHT_EDGE, 0},

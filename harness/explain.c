@@ -173,6 +173,30 @@ static const double *lazy_sample_sq(void *ctx) {
   return ex->sample_sq = d;
 }
 
+/* Tap k's terms of sample position j at j*K + k: the sum over o's group of w[o, c, k] x[n, c, t - (K-1-k)D]. */
+static const double *lazy_sample_taps(void *ctx) {
+  c1d_explainer *ex = ctx;
+  if (ex->sample_taps) return ex->sample_taps;
+  const c1d_shape *s = &ex->shape;
+  double *d = malloc((size_t)(ex->sample_count > 0 ? ex->sample_count : 1) * (size_t)s->K * sizeof *d);
+  if (!d) return NULL;
+  const int64_t cg = c1d_cin_per_group(s);
+#pragma omp parallel for schedule(dynamic, 256)
+  for (int64_t jv = 0; jv < ex->sample_count; jv++) {
+    const int64_t j = ex->visit[jv];
+    int64_t n, o, t;
+    sample_position(s, ex->sample[j], &n, &o, &t);
+    const int64_t c0 = c1d_group_first_c(s, o);
+    for (int64_t k = 0; k < s->K; k++) {
+      double z = 0.0;
+      for (int64_t c = c0; c < c0 + cg; c++)
+        z += (double)ex->w[c1d_w_index(s, o, c, k)] * (double)c1d_x_at(s, ex->x, ex->st, n, c, c1d_source_time(s, t, k));
+      d[j * s->K + k] = z;
+    }
+  }
+  return ex->sample_taps = d;
+}
+
 static const float *lazy_full_delta(void *ctx, int model) {
   c1d_explainer *ex = ctx;
   if (model <= C1D_MODEL_FP32 || model >= C1D_MODEL_COUNT) return NULL;
@@ -425,7 +449,7 @@ c1d_status c1d_explainer_explain(c1d_explainer *ex, const float *cand, int repea
   in.sample = &ex->info;
   in.models = (c1d_model_provider){ex,           lazy_sample_delta, lazy_sample_bias, lazy_sample_sq,
                                    lazy_full_delta, lazy_full_bias, lazy_full_sq, lazy_sample_permuted,
-                                   lazy_arbitrary_noise};
+                                   lazy_arbitrary_noise, lazy_sample_taps};
   in.repeat_checked = repeat_checked;
   in.repeat_identical = repeat_identical;
   in.scratch = &ex->scratch;
@@ -451,6 +475,7 @@ void c1d_explainer_release(c1d_explainer *ex) {
     free(ex->full_bias[m]);
   }
   free(ex->sample_sq);
+  free(ex->sample_taps);
   free(ex->full_sq);
   free(ex->perm);
   free(ex->mag_owned);

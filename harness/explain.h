@@ -40,6 +40,7 @@ typedef struct c1d_explainer {
   c1d_model_sample info;
   /* Model arrays made on first use (NULL until then). */
   double *sample_delta[C1D_MODEL_COUNT], *sample_bias[C1D_MODEL_COUNT], *sample_sq;
+  double *sample_taps; /* each tap's terms on the sample (K per position), made on first use */
   float *full_delta[C1D_MODEL_COUNT], *full_bias[C1D_MODEL_COUNT], *full_sq;
   int32_t *perm;                /* owned: the arbitrary order of the (C/G)*K terms */
   int arbitrary_ready;          /* arbitrary holds the combined reference */

@@ -1162,6 +1162,58 @@ static void trace_marks(const c1d_classifier_input *in, const explan *x, const f
   }
 }
 
+/* A tap names a bug where it explains this share of the residual's variance on the sample ... */
+#define TAP_R2 0.9
+/* ... and the next tap at most this share of what it does. */
+#define TAP_NEXT 0.25
+
+/* One tap: a bug whose errors are in proportion to one tap's terms, z_k = the sum over o's group of
+ * w[o, c, k] x[n, c, t - (K-1-k)D] (through SiLU's slope at the sum): that tap's weights scaled, or the
+ * tap left out (-1 times its terms). Such errors fall wherever the tap's terms are large, so the marks
+ * name no region; the residual's least-squares fit on each tap's terms alone, on the sample, does.
+ * Returns 1 with the tap and its factor, 0 when no tap explains the residual (or on no memory: a tap
+ * is only a name; the verdict stands without it). */
+static int tap_of_bug(const c1d_classifier_input *in, const explan *x, int64_t *tap, double *factor) {
+  const c1d_layout *lay = &in->layout;
+  const c1d_model_sample *sm = in->sample;
+  const int64_t K = lay->K, S = sm->count;
+  if (K < 2 || K > 64 || !in->models.sample_taps || S < 30) return 0;
+  const double *z = in->models.sample_taps(in->models.ctx);
+  const double *dl = x->model != C1D_MODEL_FP32 ? in->models.sample_delta(in->models.ctx, x->model) : NULL;
+  if (!z || (x->model != C1D_MODEL_FP32 && !dl)) return 0;
+  double szz[64] = {0}, srz[64] = {0}, srr = 0.0;
+  int64_t used = 0;
+  for (int64_t j = 0; j < S; j++) {
+    const int64_t i = sm->idx[j];
+    const double r = (double)in->cand[i] - in->ref[i] - (dl ? dl[j] : 0.0);
+    const double slope = lay->act_v ? c1d_silu_deriv_f64((double)lay->act_v[i]) : 1.0;
+    if (!isfinite(r) || !isfinite(slope)) continue;
+    int ok = 1;
+    for (int64_t k = 0; k < K; k++) ok &= isfinite(z[j * K + k]);
+    if (!ok) continue;
+    for (int64_t k = 0; k < K; k++) {
+      const double zk = slope * z[j * K + k];
+      szz[k] += zk * zk;
+      srz[k] += r * zk;
+    }
+    srr += r * r;
+    used++;
+  }
+  if (used < 30 || !(srr > 0)) return 0;
+  int64_t best = -1;
+  double r2[64];
+  for (int64_t k = 0; k < K; k++) {
+    r2[k] = szz[k] > 0 ? srz[k] * srz[k] / (szz[k] * srr) : 0.0;
+    if (best < 0 || r2[k] > r2[best]) best = k;
+  }
+  for (int64_t k = 0; k < K; k++)
+    if (k != best && r2[k] > TAP_NEXT * r2[best]) return 0;
+  if (!(r2[best] >= TAP_R2)) return 0;
+  *tap = best;
+  *factor = srz[best] / szz[best];
+  return 1;
+}
+
 /* Whether two explanations predict the same (their noise factor aside). */
 static int same_arithmetic(const explan *a, const explan *b) {
   return a->model == b->model && a->acc == b->acc && a->kappa == b->kappa && a->allow == b->allow &&
@@ -1780,6 +1832,17 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
       out->region.cls = C1D_REGION_NONE;
       snprintf(out->region.kind, sizeof out->region.kind, "none");
     }
+  }
+  /* A bug that no region holds may still be one tap's. */
+  int64_t tap;
+  double tap_factor;
+  if (bug && (out->region.cls == C1D_REGION_EVERYWHERE || out->region.cls == C1D_REGION_SCATTERED) &&
+      tap_of_bug(in, &ch.x, &tap, &tap_factor)) {
+    out->region.cls = C1D_REGION_TAP;
+    /* -1: the tap left out; +1: counted twice */
+    const char *what = fabs(tap_factor + 1.0) < 0.01 ? ", left out" : fabs(tap_factor - 1.0) < 0.01 ? ", twice" : "";
+    snprintf(out->region.kind, sizeof out->region.kind, "tap %lld (x at t - %lld): errors %.3g times its terms%s",
+             (long long)tap, (long long)((lay->K - 1 - tap) * lay->D), tap_factor, what);
   }
   c1d_detection_limits(lay, fp.q2, fp.seg_inv, &ts, &out->detect_limit_32, &out->detect_limit_all);
   c1d_trace_stage("classify: region, scattered tails, detection limits", &clock);

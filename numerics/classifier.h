@@ -124,11 +124,12 @@ typedef enum c1d_region_class {
   C1D_REGION_TILE_BLOCKS,       /* tile-aligned blocks (32 positions, 8 channels, or both) */
   C1D_REGION_TILE_SEAMS,        /* one position modulo the tile width of 32 */
   C1D_REGION_SCATTERED,         /* sparse elements with no pattern */
+  C1D_REGION_TAP,               /* one tap: errors in proportion to its terms, wherever they fall */
   C1D_REGION_CLASS_COUNT
 } c1d_region_class;
 
 /* "none", "everywhere", "left-edge", "right-edge", "last-partial-tile", "channels", "batches",
- * "positions", "tile-blocks", "tile-seams", "scattered". */
+ * "positions", "tile-blocks", "tile-seams", "scattered", "tap". */
 const char *c1d_region_class_name(c1d_region_class c);
 
 /* The explainer's evidence on its fixed sample of elements (position j is element idx[j]). */
@@ -158,6 +159,10 @@ typedef struct c1d_model_provider {
   /* The reference noise of an arbitrary order (a pseudo-random order of the terms) combined with the
    * naive order's (c1d_noise_ref_combine), for order-sensitive inputs. */
   const c1d_noise_ref *(*arbitrary_noise)(void *ctx);
+  /* Each tap's terms on the sample: tap k of position j at j*K + k, the sum over o's group of
+   * w[o, c, k] x[n, c, t - (K-1-k)D] in float64 (initial states, or 0, before t = 0). NULL for none:
+   * no tap is then named. */
+  const double *(*sample_taps)(void *ctx);
 } c1d_model_provider;
 
 /* The element arrays of the full passes, kept from one output to the next: fresh pages cost a fault and
@@ -197,7 +202,7 @@ typedef struct c1d_region {
   int64_t count;                     /* offending elements */
   double fraction;                   /* of all compared elements */
   c1d_region_class cls;
-  char kind[72];                     /* "left edge (causal padding, t < 3)", "channel 7", ... */
+  char kind[96];                     /* "left edge (causal padding, t < 3)", "channel 7", "tap 3 (...)" */
   char n[C1D_RANGES_LEN], o[C1D_RANGES_LEN], t[C1D_RANGES_LEN];
 } c1d_region;
 

@@ -12,7 +12,7 @@
 const char *c1d_region_class_name(c1d_region_class c) {
   static const char *const names[C1D_REGION_CLASS_COUNT] = {
       "none",    "everywhere", "left-edge",   "right-edge", "last-partial-tile", "channels",
-      "batches", "positions",  "tile-blocks", "tile-seams", "scattered"};
+      "batches", "positions",  "tile-blocks", "tile-seams", "scattered", "tap"};
   return (unsigned)c < C1D_REGION_CLASS_COUNT ? names[c] : "?";
 }
 

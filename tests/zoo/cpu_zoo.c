@@ -21,6 +21,7 @@ typedef struct bug {
   int wrong_channel_weights;  /* output channel O/2 uses channel O/2+1's weights */
   int tile_seam;              /* t % 32 == 0 (t > 0) reads the window shifted by 32 */
   int unwritten_tail;         /* the last partial tile of 32 positions is not written */
+  int skip_last_tap;          /* the tap loop stops one short: the newest tap (x at t) left out */
 } bug;
 
 static float element(const c1d_shape *s, const float *x, const float *w, const float *b, bug g,
@@ -35,7 +36,7 @@ static float element(const c1d_shape *s, const float *x, const float *w, const f
     if (g.skip_channel && c == s->C / 2) continue;
     int64_t xc = c;
     if ((g.stale_odd_channels && c % 2 == 1) || (stale_tile && c > 0)) xc = c - 1;
-    for (int64_t k = 0; k < s->K; k++) {
+    for (int64_t k = 0; k < s->K - g.skip_last_tap; k++) {
       int64_t src = t + k * D - P - g.shift;
       if (g.tile_seam && t > 0 && t % 32 == 0) src -= 32;
       float xv = 0.0f;
@@ -91,6 +92,8 @@ MUTANT(zoo_channel_weights, "output channel O/2 uses the next channel's weights"
        .wrong_channel_weights = 1)
 MUTANT(zoo_tile_seam, "the first position of each 32-tile reads the previous tile's window",
        .tile_seam = 1)
+MUTANT(zoo_last_tap_skipped, "the tap loop stops one short: the newest tap (x at t) left out",
+       .skip_last_tap = 1)
 MUTANT(zoo_unwritten_tail, "the last partial tile of 32 positions is never written",
        .unwritten_tail = 1)
 
@@ -119,6 +122,7 @@ const c1d_zoo_entry c1d_cpu_zoo[] = {
     {&zoo_batch_stride, C1D_VERDICT_BUG_LOCALIZED, C1D_REGION_BATCHES, several_batches},
     {&zoo_channel_weights, C1D_VERDICT_BUG_LOCALIZED, C1D_REGION_CHANNELS, several_out_channels},
     {&zoo_tile_seam, C1D_VERDICT_BUG_LOCALIZED, C1D_REGION_TILE_SEAMS, long_enough},
+    {&zoo_last_tap_skipped, C1D_VERDICT_BUG_LOCALIZED, C1D_REGION_TAP, several_taps},
     {&zoo_unwritten_tail, C1D_VERDICT_NON_FINITE, C1D_REGION_LAST_PARTIAL_TILE, partial_tile},
 };
 const int c1d_cpu_zoo_count = (int)(sizeof c1d_cpu_zoo / sizeof c1d_cpu_zoo[0]);
