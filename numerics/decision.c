@@ -4,6 +4,7 @@
 #include "numerics/decision.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -270,6 +271,10 @@ static int64_t test_counts(const c1d_layout *lay, const c1d_noise_ref *nr, const
     if (pn > p) p = pn;
     const double limit = c1d_poisson_upper_quantile((double)used * p, a / C1D_NOISE_TAILS);
     if (over[k] > 0 && (double)over[k] >= limit) tr->count_level = k;
+    if (getenv("C1D_TRACE_MARKS")) /* see numerics/classifier.c's trace_marks */
+      fprintf(stderr, "trace: count beyond %.3g sigma: %lld of %lld, null frequency %.3g (the reference's %.3g, "
+              "the normal law's %.3g), limit %.1f\n", c1d_noise_tail_t[k], (long long)over[k], (long long)used, p,
+              nr->tail[k], pn, limit);
   }
   if (tr->count_level < 0) return 0;
   tr->fired_counts = 1;
