@@ -12,9 +12,9 @@ them. One `convlab explain` per input set: the float32-file outputs share one or
 
 With --device cpu (Debian's PyTorch 1.13, no GPU): fp32 through oneDNN and with oneDNN off (im2col +
 OpenBLAS SGEMM, in this process's OPENBLAS_CORETYPE and, each in a process of its own, under every other
---sgemm-coretypes: by default each of Cooperlake, SkylakeX, Haswell and Sandybridge this CPU can run), autocast bf16
-with a bias, bf16 tensors with a bias and bf16 depthwise on both CPU paths (oneDNN's, and the bf16 running
-sums of CPUs without AVX-512 bf16).
+--sgemm-coretypes: by default each of Cooperlake, SkylakeX, Haswell, Sandybridge, Nehalem, Core2 and
+Prescott this CPU can run), autocast bf16 with a bias, bf16 tensors with a bias and bf16 depthwise on
+both CPU paths (oneDNN's, and the bf16 running sums of CPUs without AVX-512 bf16).
 
 usage: real_corpus.py --convlab PATH --out DIR [--device cuda|cpu] [--sizes 2M,16M,67M]
                       [--sources dense,lowp,dw] [--sgemm-coretypes auto|none|Haswell,...]
@@ -104,7 +104,9 @@ def cpu_capability(torch):
 
 def cpu_coretypes():
     """OpenBLAS kernel sets this CPU runs (from /proc/cpuinfo) whose SGEMM sums differ (0.3.21, C=O=256 K=4:
-    each pair in 8-92 % of outputs; Zen's are Haswell's bits)."""
+    each pair in 8-92 % of outputs; Zen's are Haswell's bits, Penryn's Nehalem's, Atom's Core2's). The SSE
+    ones (Nehalem, Core2, Prescott) run on every x86-64 CPU of this kind: kernels of older machines, still
+    what OpenBLAS picks where it does not know the CPU."""
     try:
         with open("/proc/cpuinfo") as fh:
             flags = set(next(l for l in fh if l.startswith("flags")).split(":", 1)[1].split())
@@ -112,7 +114,7 @@ def cpu_coretypes():
         return []
     avx512 = {"avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512cd"}
     need = (("Cooperlake", avx512 | {"avx512_bf16"}), ("SkylakeX", avx512), ("Haswell", {"avx2", "fma"}),
-            ("Sandybridge", {"avx"}))
+            ("Sandybridge", {"avx"}), ("Nehalem", {"sse4_2"}), ("Core2", {"ssse3"}), ("Prescott", {"pni"}))
     return [name for name, want in need if want <= flags]
 
 
