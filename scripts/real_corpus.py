@@ -13,8 +13,9 @@ them. One `convlab explain` per input set: the float32-file outputs share one or
 With --device cpu (Debian's PyTorch 1.13, no GPU): fp32 through oneDNN and with oneDNN off (im2col +
 OpenBLAS SGEMM, in this process's OPENBLAS_CORETYPE and, each in a process of its own, under every other
 --sgemm-coretypes: by default each of Cooperlake, SkylakeX, Haswell, Sandybridge, Nehalem, Core2 and
-Prescott this CPU can run), autocast bf16 with a bias, bf16 tensors with a bias and bf16 depthwise on
-both CPU paths (oneDNN's, and the bf16 running sums of CPUs without AVX-512 bf16).
+Prescott this CPU can run), BLIS's SGEMM on im2col (libblis-dev, its kernels for this CPU), autocast bf16
+with a bias, bf16 tensors with a bias and bf16 depthwise on both CPU paths (oneDNN's, and the bf16 running
+sums of CPUs without AVX-512 bf16).
 
 usage: real_corpus.py --convlab PATH --out DIR [--device cuda|cpu] [--sizes 2M,16M,67M]
                       [--sources dense,lowp,dw] [--sgemm-coretypes auto|none|Haswell,...]
@@ -138,6 +139,35 @@ def sgemm_child(xf, wf, bf, out):
     return 0
 
 
+def blis_conv(x, w, b):
+    """The dense causal conv as im2col + BLIS's SGEMM (bli_sgemm: BLIS's own kernels and blocking for this
+    CPU, skx, haswell, zen3, ...) onto y prefilled with the bias, as bench/power_blis.c does: y (N, O, L)
+    float32 and the kernel set's name, or None where libblis.so.4 is not (Debian: libblis-dev). ctypes
+    opens it RTLD_LOCAL: its cblas_sgemm and sgemm_ do not take OpenBLAS's place in this process."""
+    import ctypes
+    try:
+        lib = ctypes.CDLL("libblis.so.4")
+    except OSError:
+        return None
+    lib.bli_arch_query_id.restype = ctypes.c_int
+    lib.bli_arch_string.restype = ctypes.c_char_p
+    arch = lib.bli_arch_string(lib.bli_arch_query_id()).decode()
+    N, C, L = x.shape
+    O = w.shape[0]
+    xp = np.concatenate([np.zeros((N, C, K - 1), np.float32), x], axis=2)
+    wm = np.ascontiguousarray(w.reshape(O, C * K))  # row c*K + k: w[o, c, k]
+    y = np.empty((N, O, L), np.float32)
+    P, Ln = ctypes.POINTER(ctypes.c_float), ctypes.c_long
+    one = ctypes.c_float(1.0)
+    for n in range(N):
+        col = np.ascontiguousarray(np.stack([xp[n, :, k:k + L] for k in range(K)], axis=1).reshape(C * K, L))
+        yn = np.ascontiguousarray(np.broadcast_to(b[:, None], (O, L)), dtype=np.float32)
+        lib.bli_sgemm(0, 0, Ln(O), Ln(L), Ln(C * K), ctypes.byref(one), wm.ctypes.data_as(P), Ln(C * K), Ln(1),
+                      col.ctypes.data_as(P), Ln(L), Ln(1), ctypes.byref(one), yn.ctypes.data_as(P), Ln(L), Ln(1))
+        y[n] = yn
+    return y, arch
+
+
 def same_as(torch, done, size, name, y, record):
     """Where y equals an output already explained bit for bit (both of PyTorch's CPU paths are its own bf16
     kernel on a CPU without AVX-512), the row takes that verdict, said so, without explaining it again."""
@@ -245,6 +275,11 @@ def main():
                 path = os.path.join(tmp, f"y{len(ys)}.npy")
                 np.save(path, y)
                 ys.append((name, path))
+            blis = blis_conv(x, w, b) if dev == "cpu" else None
+            if blis:  # a second BLAS, its own kernels
+                path = os.path.join(tmp, f"y{len(ys)}.npy")
+                np.save(path, blis[0])
+                ys.append((f"BLIS SGEMM ({blis[1]}, im2col)", path))
             twins = []  # (name, earlier name): another kernel set that gave the same bits (Zen's are Haswell's)
             for ct in extra_cores:  # the same SGEMM path under another OpenBLAS kernel set
                 path = os.path.join(tmp, f"y{len(ys)}.npy")

@@ -6,7 +6,8 @@
 # verdict: that depends on the CPU's library path (AVX-512 or AVX2 kernels, oneDNN's bf16 or PyTorch's own).
 #   16.8 M outputs: PyTorch fp32 through oneDNN, fp32 with oneDNN off (im2col + OpenBLAS SGEMM, under each
 #     OPENBLAS_CORETYPE this CPU runs: Cooperlake, SkylakeX, Haswell, Sandybridge, Nehalem, Core2, Prescott),
-#     autocast bf16 with a bias; every oneDNN implementation on the dense problem but ref:any
+#     autocast bf16 with a bias, BLIS's SGEMM on im2col (libblis-dev; its kernels for this CPU); every oneDNN
+#     implementation on the dense problem but ref:any
 #   2.1 M: the same PyTorch fp32 and autocast sources, bf16 tensors with a bias and depthwise bf16 on both
 #     CPU paths; every oneDNN implementation but ref:any on the dilated (D=2) and grouped (G=4) problems
 #   0.26 M: every oneDNN implementation, ref:any too (its reference loop does about 0.2 GFLOP/s)
