@@ -276,6 +276,8 @@ def main():
                 np.save(path, y)
                 ys.append((name, path))
             blis = blis_conv(x, w, b) if dev == "cpu" else None
+            if dev == "cpu" and not blis:
+                print(f"{size:4s} BLIS SGEMM left out: libblis.so.4 cannot be opened (Debian: apt-get install libblis-dev)")
             if blis:  # a second BLAS, its own kernels
                 path = os.path.join(tmp, f"y{len(ys)}.npy")
                 np.save(path, blis[0])
