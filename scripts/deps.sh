@@ -12,7 +12,7 @@ purpose=${1:-run}
 #   libdnnl-dev              oneDNN's header for the onednn_fp32 row (the CPU library baseline; libdnnl2,
 #                            which it brings, is opened at run time) and the power benchmark's oneDNN output
 #   libblis-dev              BLIS, a second BLAS (its own SGEMM kernels per CPU): one of the power benchmark's
-#                            correct outputs (opened at run time, beside OpenBLAS)
+#                            and the CPU real corpus's correct outputs (opened at run time, beside OpenBLAS)
 #   libcriterion-dev         the unit tests (Criterion)
 #   python3-numpy            .npy interoperability tests and the notebooks
 #   python3-nbconvert, python3-ipykernel, python3-matplotlib   executing the notebooks in the tests
