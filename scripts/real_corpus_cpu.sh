@@ -11,7 +11,8 @@
 #   2.1 M: the same PyTorch fp32 and autocast sources, bf16 tensors with a bias and depthwise bf16 on both
 #     CPU paths; every oneDNN implementation but ref:any on the dilated (D=2) and grouped (G=4) problems
 #   0.26 M: every oneDNN implementation, ref:any too (its reference loop does about 0.2 GFLOP/s)
-#   33.5 M: convlab's own CPU rows (its float32 orders, TF32 and 3xTF32 models, onednn_fp32)
+#   33.5 M: convlab's own CPU rows (its float32 orders, TF32 and 3xTF32 models, onednn_fp32), conv_init
+#     inputs; and at 16.8 M on uniform, integer and ill-conditioned inputs
 # usage: scripts/real_corpus_cpu.sh BUILD_DIR
 #   OUT: the logs (default BUILD_DIR/real-corpus-cpu); C1D_PYTHON: the Python with PyTorch (default
 #   /usr/bin/python3, Debian's python3-torch); C1D_SGEMM_CORETYPES: real_corpus.py's --sgemm-coretypes at
@@ -48,24 +49,29 @@ else
 fi
 
 # convlab's own CPU rows (its orders, TF32 and 3xTF32 models, oneDNN's pick) where the tails are probed a
-# million times deeper than on small problems: the headline's C, K and L with 16 batch rows, 33.5 M outputs.
+# million times deeper than on small problems: the headline's C, K and L with 16 (or 8) batch rows.
 t0=$EPOCHREALTIME
 own_rows=naive,tap_partial,kahan,tf32_inputs,kahan_blocked,split_3xtf32
 "$convlab" list | grep -q '^onednn_fp32 .* yes$' && own_rows+=,onednn_fp32
-echo "== convlab's own CPU rows at 33.5 M outputs: $own_rows"
-if "$convlab" run --impl "$own_rows" --batch 16 --length 8192 --cpu-batch-rows 0 --out "$out/own-33M" \
-    >"$out/own-33M.txt" 2>&1; then
-  # report.csv's verdict column, found by its header: every row ran, and none is a bug
-  awk -F, -v rows="$(tr ',' '\n' <<<"$own_rows" | wc -l)" '
-    NR == 1 { for (i = 1; i <= NF; i++) if ($i == "verdict") v = i; next }
-    { n++; printf "33.5M %-14s %s\n", $1, $v; if ($5 != "ok" || $v == "" || $v ~ /^(bug|non-finite|inconclusive)/) bad++ }
-    END { exit (!v || n != rows || bad > 0) }' "$out/own-33M/report.csv" ||
-    { echo "real_corpus_cpu: a row of convlab's own at 33.5 M is a bug or did not run ($out/own-33M)"; rc=1; }
-else
-  tail -3 "$out/own-33M.txt"
-  echo "real_corpus_cpu: convlab run at 33.5 M failed (its output: $out/own-33M.txt)"
-  rc=1
-fi
+# conv_init (the story's inputs) at 33.5 M outputs, the other distributions at 16.8 M
+for part in "33.5M 16 conv_init" "16.8M 8 uniform" "16.8M 8 integer" "16.8M 8 ill_conditioned"; do
+  read -r size batch dist <<<"$part"
+  echo "== convlab's own CPU rows at $size outputs, $dist inputs: $own_rows"
+  dir=$out/own-$size-$dist
+  if "$convlab" run --impl "$own_rows" --batch "$batch" --length 8192 --cpu-batch-rows 0 --dist "$dist" \
+      --out "$dir" >"$dir.txt" 2>&1; then
+    # report.csv's verdict column, found by its header: every row ran, and none is a bug
+    awk -F, -v rows="$(tr ',' '\n' <<<"$own_rows" | wc -l)" -v tag="$size $dist" '
+      NR == 1 { for (i = 1; i <= NF; i++) if ($i == "verdict") v = i; next }
+      { n++; printf "%s %-14s %s\n", tag, $1, $v; if ($5 != "ok" || $v == "" || $v ~ /^(bug|non-finite|inconclusive)/) bad++ }
+      END { exit (!v || n != rows || bad > 0) }' "$dir/report.csv" ||
+      { echo "real_corpus_cpu: a row of convlab's own at $size ($dist) is a bug or did not run ($dir)"; rc=1; }
+  else
+    tail -3 "$dir.txt"
+    echo "real_corpus_cpu: convlab run at $size ($dist) failed (its output: $dir.txt)"
+    rc=1
+  fi
+done
 echo "== ($(took "$t0"))"
 
 t0=$EPOCHREALTIME
