@@ -3,6 +3,7 @@
  * shape x seed x distribution runs, odd shapes included). */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -464,6 +465,34 @@ Test(explain, an_offset_within_another_orders_noise_is_a_bug_and_the_same_noise_
                 "an offset: %s (%s): %s", c1d_verdict_name(e.verdict), e.region.kind, e.reason);
     teardown_problem(&p);
   }
+}
+
+/* One tap's weights 2^-12 too large (w[:, :, 1] * (1 + 2^-12), dilation 3): named by that tap, reading x at
+ * t - 6, with its factor. */
+Test(explain, a_scaled_tap_is_named_by_its_tap_and_factor) {
+  extern const c1d_impl c1d_cpu_naive;
+  const c1d_shape s = {2, 48, 40, 700, 4, 3, 1};
+  problem_data p;
+  setup_problem(&p, &s, C1D_DIST_CONV_INIT, 5);
+  c1d_explanation e = explain_impl(&p, &c1d_cpu_naive);
+  cr_assert_eq(e.verdict, C1D_VERDICT_FP32_ROUNDING, "%s", e.reason);
+  const double eps = 0x1p-12;
+  for (int64_t n = 0; n < s.N; n++)
+    for (int64_t o = 0; o < s.O; o++)
+      for (int64_t t = 0; t < s.L; t++) {
+        double z = 0.0; /* tap 1's terms */
+        for (int64_t c = 0; c < s.C; c++)
+          z += (double)p.w[c1d_w_index(&s, o, c, 1)] * (double)c1d_x_at(&s, p.x, NULL, n, c, c1d_source_time(&s, t, 1));
+        float *v = &p.y[c1d_y_index(&s, n, o, t)];
+        *v = (float)((double)*v + eps * z);
+      }
+  cr_assert_eq(c1d_explainer_explain(&p.ex, p.y, 0, 0, &e), C1D_OK);
+  double factor = 0.0;
+  cr_expect(e.verdict == C1D_VERDICT_BUG_LOCALIZED && e.region.cls == C1D_REGION_TAP &&
+                sscanf(e.region.kind, "tap 1 (x at t - 6): errors %lf times its terms", &factor) == 1 &&
+                fabs(factor / eps - 1.0) < 0.05,
+            "%s (%s, factor %g): %s", c1d_verdict_name(e.verdict), e.region.kind, factor / eps, e.reason);
+  teardown_problem(&p);
 }
 
 /* oneDNN's convolution (the onednn_fp32 row: its own order, its own blocking), dense and grouped, with
