@@ -1209,8 +1209,26 @@ static int tap_of_bug(const c1d_classifier_input *in, const explan *x, int64_t *
   for (int64_t k = 0; k < K; k++)
     if (k != best && r2[k] > TAP_NEXT * r2[best]) return 0;
   if (!(r2[best] >= TAP_R2)) return 0;
+  double f = srz[best] / szz[best];
+  /* Through SiLU the fit above takes the slope at the exact sum; the error of a whole tap is not small
+   * there. The factor f of silu(v + f z) - silu(v), by Gauss-Newton from the linear one. */
+  for (int it = 0; lay->act_v && it < 8; it++) {
+    double num = 0.0, den = 0.0;
+    for (int64_t j = 0; j < S; j++) {
+      const int64_t i = sm->idx[j];
+      const double r = (double)in->cand[i] - in->ref[i] - (dl ? dl[j] : 0.0), v = (double)lay->act_v[i];
+      const double zk = z[j * K + best], vb = v + f * zk;
+      const double g = c1d_silu_deriv_f64(vb) * zk, e = r - (c1d_silu_f64(vb) - c1d_silu_f64(v));
+      if (!isfinite(g) || !isfinite(e)) continue;
+      num += e * g;
+      den += g * g;
+    }
+    if (!(den > 0)) break;
+    f += num / den;
+  }
+  if (!isfinite(f)) return 0;
   *tap = best;
-  *factor = srz[best] / szz[best];
+  *factor = f;
   return 1;
 }
 

@@ -9,6 +9,7 @@
 
 #include "harness/explain.h"
 #include "harness/inputs.h"
+#include "harness/registry.h"
 #include "reference/models.h"
 #include "reference/oracle.h"
 #include "tests/support/lowp_cases.h"
@@ -266,6 +267,20 @@ Test(lowp, every_mutant_and_model_gets_its_verdict_and_stage) {
     teardown_lowp(&p);
   }
   cr_assert_geq(checked, 12);
+}
+
+/* A tap left out of bf16 depthwise SiLU outputs: the factor fitted through SiLU reads -1 ("left out"),
+ * where SiLU's slope at the exact sum alone read about -0.92. */
+Test(lowp, a_tap_left_out_through_silu_reads_left_out) {
+  const c1d_impl *impl = c1d_find_impl("zoo_dw_tap_skipped");
+  cr_assert(impl);
+  lowp_problem p;
+  setup_lowp(&p, &lowp_shapes[0], C1D_DIST_CONV_INIT, 11);
+  const c1d_explanation e = explain_lowp(&p, impl);
+  cr_expect(e.region.cls == C1D_REGION_TAP && strstr(e.region.kind, "tap 3 (x at t - 0)") &&
+                strstr(e.region.kind, "left out"),
+            "%s (%s): %s", c1d_verdict_name(e.verdict), e.region.kind, e.reason);
+  teardown_lowp(&p);
 }
 
 /* A bug on half the output (one batch of two, 30 times the store's rounding, before it) pulls every
