@@ -1209,7 +1209,8 @@ static int tap_of_bug(const c1d_classifier_input *in, const explan *x, int64_t *
   for (int64_t k = 0; k < K; k++)
     if (k != best && r2[k] > TAP_NEXT * r2[best]) return 0;
   if (!(r2[best] >= TAP_R2)) return 0;
-  double f = srz[best] / szz[best];
+  const double linear = srz[best] / szz[best];
+  double f = linear;
   /* Through SiLU the fit above takes the slope at the exact sum; the error of a whole tap is not small
    * there. The factor f of silu(v + f z) - silu(v), by Gauss-Newton from the linear one. */
   for (int it = 0; lay->act_v && it < 8; it++) {
@@ -1226,9 +1227,8 @@ static int tap_of_bug(const c1d_classifier_input *in, const explan *x, int64_t *
     if (!(den > 0)) break;
     f += num / den;
   }
-  if (!isfinite(f)) return 0;
   *tap = best;
-  *factor = f;
+  *factor = isfinite(f) ? f : linear;
   return 1;
 }
 
