@@ -263,10 +263,9 @@ static c1d_status run_bugs(const c1d_power_campaign *camp, power_case *c, c1d_ex
       r.size = size;
       r.region_elems = region;
       r.scale = scale;
-      r.located = r.called_bug && (c1d_power_bug_is_global(bug)
-                                       ? (e.verdict == C1D_VERDICT_BUG_GLOBAL || e.region.cls == C1D_REGION_EVERYWHERE ||
-                                          e.region.cls == c1d_power_bug_expected(bug))
-                                       : e.region.cls == c1d_power_bug_expected(bug));
+      r.located = r.called_bug && (e.region.cls == c1d_power_bug_expected(bug) ||
+                                   (c1d_power_bug_is_global(bug) &&
+                                    (e.verdict == C1D_VERDICT_BUG_GLOBAL || e.region.cls == C1D_REGION_EVERYWHERE)));
       if (!r.located) keep_reason(&r, &e);
       if ((st = power_results_push(res, &r)) != C1D_OK) return st;
       (*bug_runs)++;

@@ -538,6 +538,13 @@ static int stored_sum_mark_of(const c1d_classifier_input *in, sample_scratch *sc
 
 /* Fits kappa of truncated accumulation by weighted least squares, once more without the 5% largest
  * residuals (so that a local bug does not pull it). Returns 0 when the sample gives no leverage. */
+/* Sample position j's residual against a model's prediction (dl, or NULL for float32's), without the
+ * windows of residual_of: the candidate less the oracle and the model's delta. */
+static inline double plain_residual(const c1d_classifier_input *in, const double *dl, int64_t j) {
+  const int64_t i = in->sample->idx[j];
+  return (double)in->cand[i] - in->ref[i] - (dl ? dl[j] : 0.0);
+}
+
 static double fit_kappa(const c1d_classifier_input *in, const explan *x, sample_scratch *sc) {
   const c1d_model_sample *sm = in->sample;
   const double *dl = sample_delta(in, x->model, sc), *bt = sample_bias(in, x, sc);
@@ -552,7 +559,7 @@ static double fit_kappa(const c1d_classifier_input *in, const explan *x, sample_
         const int64_t i = sm->idx[j];
         const double s = in->noise->sigma[i];
         const double b = 0.5 * (bt[j] + bt[S + j]);
-        const double e = ((double)in->cand[i] - in->ref[i] - (dl ? dl[j] : 0.0) - kappa * b) / s;
+        const double e = (plain_residual(in, dl, j) - kappa * b) / s;
         if (isfinite(e) && s > 0) sc->a[n++] = fabs(e);
       }
       cut = quantile(sc->a, n, 0.95);
@@ -561,7 +568,7 @@ static double fit_kappa(const c1d_classifier_input *in, const explan *x, sample_
       const int64_t i = sm->idx[j];
       const double s = in->noise->sigma[i];
       if (!(s > 0) || !isfinite(in->cand[i]) || !isfinite(in->ref[i])) continue;
-      const double r = ((double)in->cand[i] - in->ref[i] - (dl ? dl[j] : 0.0)) / s;
+      const double r = plain_residual(in, dl, j) / s;
       const double b = 0.5 * (bt[j] + bt[S + j]) / s;
       if (!isfinite(r) || !isfinite(b)) continue;
       if (pass == 1 && fabs(r - kappa * b) > cut) continue;
@@ -661,7 +668,7 @@ typedef struct choice {
   int fits;          /* 1: x fits the bulk; 0: x is only the closest */
   ratios ratio;
   int alt_model;     /* another model that fits as well, or -1 */
-  int have_low;      /* where none fits: the closest by the lower quartile (low_x), when there is one */
+  int have_low;      /* where none fits: the closest by ratios.low (low_x), when there is one */
   explan low_x;
   ratios low_ratio;
 } choice;
@@ -739,7 +746,7 @@ static void choose_pass(const c1d_classifier_input *in, int store, double scale,
         clean = r.tail <= limit;
       }
     } else {
-          if (r.median < closest.ratio.median) closest.x = x, closest.ratio = r;
+      if (r.median < closest.ratio.median) closest.x = x, closest.ratio = r;
       if (r.low < closest.low_ratio.low || (r.low == closest.low_ratio.low && r.median < closest.low_ratio.median))
         closest.low_x = x, closest.low_ratio = r, closest.have_low = 1;
     }
@@ -1185,7 +1192,7 @@ static int tap_of_bug(const c1d_classifier_input *in, const explan *x, int64_t *
   int64_t used = 0;
   for (int64_t j = 0; j < S; j++) {
     const int64_t i = sm->idx[j];
-    const double r = (double)in->cand[i] - in->ref[i] - (dl ? dl[j] : 0.0);
+    const double r = plain_residual(in, dl, j);
     const double slope = lay->act_v ? c1d_silu_deriv_f64((double)lay->act_v[i]) : 1.0;
     if (!isfinite(r) || !isfinite(slope)) continue;
     int ok = 1;
@@ -1216,8 +1223,7 @@ static int tap_of_bug(const c1d_classifier_input *in, const explan *x, int64_t *
   for (int it = 0; lay->act_v && it < 8; it++) {
     double num = 0.0, den = 0.0;
     for (int64_t j = 0; j < S; j++) {
-      const int64_t i = sm->idx[j];
-      const double r = (double)in->cand[i] - in->ref[i] - (dl ? dl[j] : 0.0), v = (double)lay->act_v[i];
+      const double r = plain_residual(in, dl, j), v = (double)lay->act_v[sm->idx[j]];
       const double zk = z[j * K + best], vb = v + f * zk;
       const double g = c1d_silu_deriv_f64(vb) * zk, e = r - (c1d_silu_f64(vb) - c1d_silu_f64(v));
       if (!isfinite(g) || !isfinite(e)) continue;
@@ -1775,8 +1781,9 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
   free(sc.a);
   /* No model fits the bulk and the tests found a bug. A bug on half the output (one batch of two) pulls
    * every model's median, and the closest by it is then the one whose wide noise reaches both halves:
-   * its marks cover both. The closest by the lower quartile fits the part the bug left alone; where its
-   * marks form a region rounding never makes, they name the bug. The verdict is a bug either way. */
+   * its marks cover both. The closest by the share of the sample beyond LOW_Q sigmas fits the part the
+   * bug left alone; where its marks form a region rounding never makes, they name the bug. The verdict
+   * is a bug either way. */
   if (bug && !ch.fits && !order_explains && ch.have_low && !same_arithmetic(&ch.low_x, &ch.x)) {
     full_pass fl;
     c1d_test_result tl;

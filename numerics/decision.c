@@ -265,13 +265,14 @@ static int64_t test_counts(const c1d_layout *lay, const c1d_noise_ref *nr, const
     for (int k = 0; k < C1D_NOISE_TAILS; k++) over[k] += q2[i] > lv[k];
   }
   tr->count_level = -1;
+  const int trace = getenv("C1D_TRACE_MARKS") != NULL; /* see numerics/classifier.c's trace_marks */
   for (int k = 0; k < C1D_NOISE_TAILS; k++) {
     double p = nr->tail[k];
     const double pn = c1d_normal_tail2(c1d_noise_tail_t[k] / sqrt(tr->mu));
     if (pn > p) p = pn;
     const double limit = c1d_poisson_upper_quantile((double)used * p, a / C1D_NOISE_TAILS);
     if (over[k] > 0 && (double)over[k] >= limit) tr->count_level = k;
-    if (getenv("C1D_TRACE_MARKS")) /* see numerics/classifier.c's trace_marks */
+    if (trace)
       fprintf(stderr, "trace: count beyond %.3g sigma: %lld of %lld, null frequency %.3g (the reference's %.3g, "
               "the normal law's %.3g), limit %.1f\n", c1d_noise_tail_t[k], (long long)over[k], (long long)used, p,
               nr->tail[k], pn, limit);

@@ -53,6 +53,7 @@ fi
 t0=$EPOCHREALTIME
 own_rows=naive,tap_partial,kahan,tf32_inputs,kahan_blocked,split_3xtf32
 "$convlab" list | grep -q '^onednn_fp32 .* yes$' && own_rows+=,onednn_fp32
+own_count=$(tr ',' '\n' <<<"$own_rows" | wc -l)
 # conv_init (the story's inputs) at 33.5 M outputs, the other distributions at 16.8 M
 for part in "33.5M 16 conv_init" "16.8M 8 uniform" "16.8M 8 integer" "16.8M 8 ill_conditioned"; do
   read -r size batch dist <<<"$part"
@@ -61,7 +62,7 @@ for part in "33.5M 16 conv_init" "16.8M 8 uniform" "16.8M 8 integer" "16.8M 8 il
   if "$convlab" run --impl "$own_rows" --batch "$batch" --length 8192 --cpu-batch-rows 0 --dist "$dist" \
       --out "$dir" >"$dir.txt" 2>&1; then
     # report.csv's verdict column, found by its header: every row ran, and none is a bug
-    awk -F, -v rows="$(tr ',' '\n' <<<"$own_rows" | wc -l)" -v tag="$size $dist" '
+    awk -F, -v rows="$own_count" -v tag="$size $dist" '
       NR == 1 { for (i = 1; i <= NF; i++) if ($i == "verdict") v = i; next }
       { n++; printf "%s %-14s %s\n", tag, $1, $v; if ($5 != "ok" || $v == "" || $v ~ /^(bug|non-finite|inconclusive)/) bad++ }
       END { exit (!v || n != rows || bad > 0) }' "$dir/report.csv" ||
