@@ -18,8 +18,8 @@
  *    K-1 inputs before a vector come from the neighbouring lane by warp shuffles.
  *    The K taps index registers at compile-time offsets (K is a template parameter); V outputs leave as
  *    one 16-byte store (or two, or one 8-byte one, by y's type).
- *  - channel-last (N, L, C), C % V == 0, D = 1, at most DW_NLC_FLAT_MAX vectors x positions (small
- *    problems, decode-like prefills; 0 until timed on the H200) or C1D_DW_NLC_KERNEL=flat: the flat
+ *  - channel-last (N, L, C), C % V == 0, D = 1, at most DW_NLC_FLAT_MAX row reads (vectors x positions
+ *    x K: small problems, decode-like prefills) or C1D_DW_NLC_KERNEL=flat: the flat
  *    kernel, one thread per output row vector over the flat (batch, position, channel vector) index,
  *    its K tap rows, weights and biases loaded together.
  *  - channel-last (N, L, C), C % V == 0, any D, beyond: a thread owns V adjacent channels over a strip of
@@ -262,8 +262,8 @@ static int64_t dw_nlc_pairs(const c1d_shape *s, bool plain, int V) {
 }
 
 /* Whether a channel-last problem takes the flat kernel (dw_fast_nlc_flat_kernel: one thread per output
- * row vector, no ring): D = 1 problems of at most DW_NLC_FLAT_MAX vectors x positions, where the ring
- * kernels leave most of the device waiting on a few threads' strips, unless C1D_DW_NLC_KERNEL names
+ * row vector, no ring): D = 1 problems of at most DW_NLC_FLAT_MAX row reads (vectors x positions x K),
+ * where the ring kernels leave most of the device waiting on a few threads' strips, unless C1D_DW_NLC_KERNEL names
  * another kernel (=ring: the launcher's own choice among the strip kernels) or C1D_DW_NLC_STRIP asks for
  * a strip (the tests and sweeps of the strip kernels); C1D_DW_NLC_KERNEL=flat asks for it at any size
  * and D. States of another type than x's keep the register kernel. */
@@ -271,7 +271,7 @@ static bool dw_nlc_flat(const c1d_shape *s, int V, bool dilated) {
   if ((s->states && s->dt.s != s->dt.x) || s->N * s->L * s->C > DW_FLAT_MAX) return false;
   const char *e = getenv("C1D_DW_NLC_KERNEL");
   if (e && *e) return !strcmp(e, "flat");
-  return !dw_forced_strip() && !dilated && s->N * s->L * (s->C / V) <= DW_NLC_FLAT_MAX;
+  return !dw_forced_strip() && !dilated && s->N * s->L * (s->C / V) * s->K <= DW_NLC_FLAT_MAX;
 }
 
 /* Asks for the largest shared-memory share of the L1 for a ring kernel, once per kernel: its blocks

@@ -22,10 +22,12 @@ static constexpr __host__ __device__ int dw_ncl_vectors(int V, int K) { return (
 #define DW_NLC_RUN 4     /* positions per chunk (rows in flight per thread) in the register kernel */
 #define DW_NLC_STRIP 64  /* the longest strip of positions a thread walks */
 #define DW_NLC_MIN_STRIP 4 /* and the shortest the launcher picks (one chunk) */
-/* The largest channel-last problem (vectors x positions) of the flat kernel (dw_nlc_flat in the launcher):
- * 0, off, until the H200 has timed it against the strip kernels (written 2026-12-04, when no device was
- * lent; C1D_DW_NLC_KERNEL=flat runs it, and device-dw.sh's "flat" step times it over the grid). */
-#define DW_NLC_FLAT_MAX INT64_C(0)
+/* The largest channel-last problem of the flat kernel (dw_nlc_flat in the launcher), in 16-byte row reads:
+ * vectors x positions x K (each output vector reads its K tap rows; the strip kernels read each row once).
+ * On the H200 (2026-12-05, the decode grid in bf16, fp16 and fp32, both clocks) the flat kernel won up to
+ * 2^19 (K = 2 to 2^17-2^18 vectors x positions, K = 4 to 2^17) and lost beyond, to 60 % of the copy at
+ * K = 4 on large problems where the ring kernels reach 95 %: notes/depthwise.md. */
+#define DW_NLC_FLAT_MAX (INT64_C(1) << 19)
 
 /* VB: the bytes of a vector, 16, or 8 for the PLAIN 16-bit step kernel (half the channels per thread:
  * twice the threads on the smallest problems) */

@@ -511,7 +511,7 @@ Test(gpu_dw, the_pairs_kernel_is_bit_exact_on_16_bit_tensors, .timeout = 240) {
 }
 
 /* The channel-last flat kernel (one thread per output row vector, no ring: gpu/dw_fast_kernels.h), meant
- * for small problems (the launcher's choice once the H200 has timed it), forced (C1D_DW_NLC_KERNEL=flat)
+ * for small problems (the launcher's choice up to DW_NLC_FLAT_MAX row reads), forced (C1D_DW_NLC_KERNEL=flat)
  * on the problems above and on SiLU, dilated, decode-like and long ones, PLAIN and in the common mixed
  * types (states of another type than x's keep the register kernel). */
 Test(gpu_dw, the_flat_channel_last_kernel_is_bit_exact_at_every_k, .timeout = 240) {
@@ -538,12 +538,33 @@ Test(gpu_dw, the_flat_channel_last_kernel_is_bit_exact_at_every_k, .timeout = 24
       runs += 2;
     }
   unsetenv("C1D_DW_NLC_KERNEL");
-  /* and not where the launcher chooses (a large problem: the strip kernels) */
-  c1d_shape large = {DW(2, 256, 32779, 4, 1), NLC};
-  large.dt = types_of(spread_of(0, 1));
-  cr_assert_eq(check_twins_on(&large, 1201), 2);
-  cr_assert_str_neq(c1d_dw_fast_last_kernel(), "dw_fast_nlc_flat_kernel", "on %s", shape_text(&large));
-  cr_log_info("%d kernel runs bit-exact with grouped_naive, the flat channel-last kernel forced", runs + 2);
+  /* the launcher's own choice: the flat kernel up to DW_NLC_FLAT_MAX row reads at D = 1, the strip
+   * kernels on a large problem, on a dilated one, and where a strip is asked for */
+  static const struct {
+    c1d_shape s;
+    int flat;
+  } chosen[] = {
+      {{DW(1, 2048, 64, 4, 1), NLC}, 1},   /* 2^16 row reads */
+      {{DW(8, 2048, 64, 2, 1), NLC}, 1},   /* 2^18 */
+      {{DW(1, 2048, 64, 4, 2), NLC}, 0},   /* dilated */
+      {{DW(8, 2048, 512, 4, 1), NLC}, 0},  /* 2^22 */
+      {{DW(2, 256, 32779, 4, 1), NLC}, 0}, /* 2^23 */
+  };
+  for (int i = 0; i < (int)(sizeof chosen / sizeof chosen[0]); i++) {
+    c1d_shape s = chosen[i].s;
+    s.dt = types_of(spread_of(0, 1));
+    cr_assert_eq(check_twins_on(&s, 1201 + (uint64_t)i), 2, "on %s", shape_text(&s));
+    cr_assert_eq(!strcmp(c1d_dw_fast_last_kernel(), "dw_fast_nlc_flat_kernel"), chosen[i].flat, "on %s: %s ran",
+                 shape_text(&s), c1d_dw_fast_last_kernel());
+    runs += 2;
+  }
+  cr_assert_eq(setenv("C1D_DW_NLC_STRIP", "8", 1), 0);
+  c1d_shape strip = chosen[0].s;
+  strip.dt = types_of(spread_of(0, 1));
+  cr_assert_eq(check_twins_on(&strip, 1210), 2);
+  unsetenv("C1D_DW_NLC_STRIP");
+  cr_assert_str_neq(c1d_dw_fast_last_kernel(), "dw_fast_nlc_flat_kernel", "on %s, strips of 8", shape_text(&strip));
+  cr_log_info("%d kernel runs bit-exact with grouped_naive, the flat channel-last kernel forced and chosen", runs + 2);
 }
 
 Test(gpu_dw, every_mutant_is_caught_with_its_verdict_and_where_or_region, .timeout = 240) {
