@@ -263,10 +263,10 @@ static int64_t dw_nlc_pairs(const c1d_shape *s, bool plain, int V) {
 
 /* Whether a channel-last problem takes the flat kernel (dw_fast_nlc_flat_kernel: one thread per output
  * row vector, no ring): D = 1 problems of at most DW_NLC_FLAT_MAX row reads (vectors x positions x K),
- * where the ring kernels leave most of the device waiting on a few threads' strips, unless C1D_DW_NLC_KERNEL names
- * another kernel (=ring: the launcher's own choice among the strip kernels) or C1D_DW_NLC_STRIP asks for
- * a strip (the tests and sweeps of the strip kernels); C1D_DW_NLC_KERNEL=flat asks for it at any size
- * and D. States of another type than x's keep the register kernel. */
+ * where the ring kernels leave most of the device waiting on a few threads' strips, unless
+ * C1D_DW_NLC_KERNEL names another kernel (=ring: the launcher's own choice among the strip kernels) or
+ * C1D_DW_NLC_STRIP asks for a strip (the tests and sweeps of the strip kernels); C1D_DW_NLC_KERNEL=flat
+ * asks for it at any size and D. States of another type than x's keep the register kernel. */
 static bool dw_nlc_flat(const c1d_shape *s, int V, bool dilated) {
   if ((s->states && s->dt.s != s->dt.x) || s->N * s->L * s->C > DW_FLAT_MAX) return false;
   const char *e = getenv("C1D_DW_NLC_KERNEL");

@@ -536,8 +536,6 @@ static int stored_sum_mark_of(const c1d_classifier_input *in, sample_scratch *sc
          fabs(mean) <= 0.1;
 }
 
-/* Fits kappa of truncated accumulation by weighted least squares, once more without the 5% largest
- * residuals (so that a local bug does not pull it). Returns 0 when the sample gives no leverage. */
 /* Sample position j's residual against a model's prediction (dl, or NULL for float32's), without the
  * windows of residual_of: the candidate less the oracle and the model's delta. */
 static inline double plain_residual(const c1d_classifier_input *in, const double *dl, int64_t j) {
@@ -545,6 +543,8 @@ static inline double plain_residual(const c1d_classifier_input *in, const double
   return (double)in->cand[i] - in->ref[i] - (dl ? dl[j] : 0.0);
 }
 
+/* Fits kappa of truncated accumulation by weighted least squares, once more without the 5% largest
+ * residuals (so that a local bug does not pull it). Returns 0 when the sample gives no leverage. */
 static double fit_kappa(const c1d_classifier_input *in, const explan *x, sample_scratch *sc) {
   const c1d_model_sample *sm = in->sample;
   const double *dl = sample_delta(in, x->model, sc), *bt = sample_bias(in, x, sc);
