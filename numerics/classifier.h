@@ -28,7 +28,9 @@
  *     regions (each batch, output channel, position, 32-position block, tile seam class, 8x32 tile,
  *     32-position row segment, the left and right edges: a gamma law with the reference's mean and
  *     variance of q^2, Bonferroni over every region); counts of |q| beyond 2.5..6 (a Poisson law at an upper bound of the
- *     reference's own tail frequency, or the normal one if larger: scattered elements); single elements
+ *     reference's own tail frequency, or the normal one if larger: scattered elements); counts of isolated
+ *     elements (|r| beyond 8 times the rms of its 32-position row segment's others, where r is float32
+ *     arithmetic on the inputs as given: stale values, which sit beyond their quiet neighbours); single elements
  *     (beyond the normal quantile at alpha/M and four times the reference's largest). A firing test is a bug,
  *     localised by the elements that carry it; elements beyond the explanation's worst-case bound make
  *     it certain.

@@ -3,7 +3,8 @@
  *
  * The null law of q^2 is the reference noise's own (its mean and variance, never lighter-tailed than a
  * normal law's). The false-alarm probability C1D_ALPHA is shared by four families: single elements,
- * counts of |q| beyond 2.5..6, regions, and the whole output. Regions are tested in stages from the
+ * counts (of |q| beyond 2.5..6, and with `isolated` of elements beyond 8 times their neighbours'
+ * rms), regions, and the whole output. Regions are tested in stages from the
  * finest to the coarsest (row segments of 32 positions; 8x32 tiles; rows, positions and 32-position
  * blocks; tile seam classes and the edges; output channels and batches), each stage on what the earlier
  * ones left unmarked, so that a bug is named by the smallest regions that carry it. Sums are reduced in
@@ -26,6 +27,8 @@ typedef struct c1d_test_result {
   int fired_elements;   /* some single element beyond the element threshold */
   int fired_counts;     /* too many elements beyond a level: count_level is the highest that fired */
   int count_level;
+  int fired_isolated;   /* too many isolated elements (noise.h's c1d_iso_row): iso_level the highest */
+  int iso_level;
   int first_family;     /* the finest region family that fired, or -1 */
   int64_t regions_fired;
   int fired_global;     /* the whole output, after the regions */
@@ -41,11 +44,12 @@ typedef struct c1d_test_result {
 /* Runs every test on q2 (N*O*L values, negative where an element is not compared), marking the
  * offending elements in mark (N*O*L flags; elements already marked count as offending and are left out
  * of the sums). Repeats (nr->repeat) are tested as single elements but left out of every count and
- * sum: the same computation again is no new evidence. With sign (each element's residual: C1D_SIGN_*;
+ * sum: the same computation again is no new evidence. isolated: also count isolated elements (only where
+ * q is float32 arithmetic's, whose tail shape the reference's is). With sign (each element's residual: C1D_SIGN_*;
  * NULL for none), every region is also tested for an offset: errors of one sign on average, which no
  * rounding gives. Returns 0, or -1 without memory. */
 int c1d_run_tests(const c1d_layout *lay, const c1d_noise_ref *nr, const float *q2, const unsigned char *sign,
-                  unsigned char *mark, c1d_test_result *out);
+                  int isolated, unsigned char *mark, c1d_test_result *out);
 
 /* "32-position row segment", "8x32 tile", "row (n, o)", "position", ... */
 const char *c1d_test_family_name(int family);

@@ -42,6 +42,12 @@ static inline int c1d_act_underflows(const c1d_layout *lay, int64_t i, double y)
 #define C1D_NOISE_TAILS 6
 extern const double c1d_noise_tail_t[C1D_NOISE_TAILS];
 
+/* Isolated elements: |error| beyond T times its neighbours' rms (the other elements of its 32-position
+ * row segment, never below the whole output's rms), at these T. Such an element is one a bug wrote
+ * (a stale value) where rounding left its neighbours quiet; rounding puts few there at any scale. */
+#define C1D_ISO_LEVELS 1
+extern const double c1d_iso_t[C1D_ISO_LEVELS];
+
 typedef struct c1d_noise_ref {
   c1d_layout layout;
   float *sigma;              /* per element (owned); 0 where the oracle is not finite */
@@ -57,6 +63,9 @@ typedef struct c1d_noise_ref {
   double max_sq;             /* largest (g/sigma)^2 */
   double tail[C1D_NOISE_TAILS]; /* fraction of elements with |g/sigma| > c1d_noise_tail_t[k], as an
                                    upper bound: (count + 3) / elements (3: a zero count's 95% bound) */
+  double iso_tail[C1D_ISO_LEVELS]; /* the fraction of elements isolated beyond c1d_iso_t[k] (g in units of
+                                      c1d_noise_unit, not sigma: sigma holds its own segment's level, which
+                                      would hide the element), as an upper bound like tail */
   double rms_abs;            /* rms of g */
   double sigma_rms;          /* rms of sigma */
   int64_t zero;              /* elements where the naive order is exact (g == 0) */
@@ -77,6 +86,15 @@ int c1d_noise_ref_build(const c1d_layout *lay, const double *ref, const double *
  * memory. */
 int c1d_noise_ref_combine(const c1d_layout *lay, const double *ref, const double *mag, const float *naive,
                           const c1d_noise_ref *a, const float *other, c1d_noise_ref *out);
+
+/* The isolated elements of one row (numerics/decision.c's test and the reference share it): e2 holds
+ * the row's L squared errors in a unit constant along each 32-position segment (negative: not
+ * compared); elements with skip[t] set (skip may be NULL) are left out. An element counts where its
+ * segment has at least 8 others and e2 exceeds T^2 times the larger of their mean and floor (the
+ * output's mean). Adds the counts beyond each c1d_iso_t[k] to over[k] and the elements that could
+ * count to *used; with mark, sets mark[t] where e2 is beyond c1d_iso_t[mark_level]. */
+void c1d_iso_row(const float *e2, const unsigned char *skip, int64_t L, double floor, int64_t *over,
+                 int64_t *used, unsigned char *mark, int mark_level);
 
 /* Frees what build allocated; a zeroed reference is fine. */
 void c1d_noise_ref_free(c1d_noise_ref *r);

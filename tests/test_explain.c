@@ -482,6 +482,38 @@ Test(explain, an_offset_within_another_orders_noise_is_a_bug_and_the_same_noise_
   }
 }
 
+/* Stale values: one element in a thousand off by ten times the naive order's rms error, either sign (the
+ * power benchmark's "stale values 0.1 %" at 10x, on its sampled shape). Each is four sigmas of an order
+ * 2.5 times as noisy, which the contract admits anywhere, so the counts in sigma units cannot tell; but
+ * each sits far beyond its own neighbours, and rounding leaves few such elements: a bug, scattered. */
+Test(explain, stale_values_ten_times_the_rms_on_one_element_in_a_thousand_are_a_scattered_bug) {
+  extern const c1d_impl c1d_cpu_naive;
+  const c1d_shape s = {4, 64, 64, 300, 4, 1, 1};
+  problem_data p;
+  setup_problem(&p, &s, C1D_DIST_NORMAL, 110);
+  c1d_explanation e = explain_impl(&p, &c1d_cpu_naive);
+  cr_assert_eq(e.verdict, C1D_VERDICT_FP32_ROUNDING, "%s", e.reason);
+  const int64_t ny = c1d_y_count(&s);
+  double sq = 0.0;
+  for (int64_t i = 0; i < ny; i++) sq += ((double)p.y[i] - p.ref[i]) * ((double)p.y[i] - p.ref[i]);
+  const double rms = sqrt(sq / (double)ny);
+  unsigned char *hit = calloc((size_t)ny, 1);
+  cr_assert(hit);
+  uint64_t h = 99;
+  for (int64_t planted = 0; planted < ny / 1000;) {
+    h = h * 6364136223846793005ull + 1442695040888963407ull;
+    const int64_t i = (int64_t)((h >> 33) % (uint64_t)ny);
+    if (hit[i]) continue;
+    hit[i] = 1, planted++;
+    p.y[i] = (float)((double)p.y[i] + ((h >> 20) & 1 ? 10.0 : -10.0) * rms);
+  }
+  free(hit);
+  cr_assert_eq(c1d_explainer_explain(&p.ex, p.y, 0, 0, &e), C1D_OK);
+  cr_expect(e.verdict == C1D_VERDICT_BUG_LOCALIZED && e.region.cls == C1D_REGION_SCATTERED,
+            "%s (%s, test %s): %s", c1d_verdict_name(e.verdict), e.region.kind, e.test, e.reason);
+  teardown_problem(&p);
+}
+
 /* One tap's weights 2^-12 too large (w[:, :, 1] * (1 + 2^-12), dilation 3): named by that tap, reading x at
  * t - 6, with its factor. */
 Test(explain, a_scaled_tap_is_named_by_its_tap_and_factor) {
