@@ -193,10 +193,22 @@ typedef struct explan {
   int act_in_y;     /* SiLU evaluated in y's own type on a sum already stored in it (PRE_ACT_ROUNDED, or
                        bf16 sums with SiLU): within 1.74 of its ulps, a window of 2 ulps each side */
   int flat;         /* errors of one size along each row (FFT and Winograd algorithms: a transform's error
-                       does not shrink with the terms of an output): sigma never below its row's rms */
+                       does not shrink with the terms of an output): sigma never below its row's rms;
+                       FLAT_TRANSFORM: never below a transform's own level either, and the worst case
+                       never below its bound (transform_level) */
 } explan;
 
 #define PRODUCT_ALLOWANCE 0x1p-22
+
+/* An FFT convolution in float32 leaves errors of one size along each output row, of rms about c u
+ * sqrt(log2 nfft) times the row's rms magnitude (m), c 0.05 to 0.7, and at most about 14 u times that
+ * (measured with torch.fft's complex64 transforms, scripts/fft_null_check.py: C*K from 2 to 1024, L 512 to
+ * 16384). The explanation allows TRANSFORM_LEVEL for c (so F = 2.5 leaves 3.5 times the largest measured
+ * as margin, for cuDNN's tiled transforms) and TRANSFORM_WORST u log2(2L) times the row's rms m as the
+ * worst case (at least 4 times the largest measured), 2L standing for the transform's length. */
+enum { FLAT_ROW = 1, FLAT_TRANSFORM = 2 };
+#define TRANSFORM_LEVEL 1.0
+#define TRANSFORM_WORST 4.0
 
 /* Half the spacing of the storage format at a (the larger side, so that the interval is never too
  * narrow). */
@@ -903,14 +915,21 @@ static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_p
     const int64_t row0 = (band / bands_o) * lay->O + (band % bands_o) * band_rows;
     const int64_t row1 = row0 + band_rows < (band / bands_o + 1) * lay->O ? row0 + band_rows : (band / bands_o + 1) * lay->O;
     double floor_row[C1D_TILE_O] = {0}; /* flat: the rms of sigma over each row */
+    double worst_row[C1D_TILE_O] = {0}; /* FLAT_TRANSFORM: the transform's worst case */
     for (int64_t row = row0; row < row1 && x->flat; row++) {
-      double f = 0.0;
+      double f = 0.0, mm = 0.0;
       int64_t c = 0;
       for (int64_t t = 0; t < L; t++) {
         const double sg = in->noise->sigma[row * L + t];
-        if (sg > 0) f += sg * sg, c++;
+        if (sg > 0) f += sg * sg, mm += in->mag[row * L + t] * in->mag[row * L + t], c++;
       }
       floor_row[row - row0] = c ? sqrt(f / (double)c) : 0.0;
+      if (x->flat == FLAT_TRANSFORM && c) {
+        const double m_rms = sqrt(mm / (double)c), lg = log2(2.0 * (double)L);
+        const double level = TRANSFORM_LEVEL * C1D_U_FP32 * sqrt(lg) * m_rms;
+        if (level > floor_row[row - row0]) floor_row[row - row0] = level;
+        worst_row[row - row0] = TRANSFORM_WORST * C1D_U_FP32 * lg * m_rms;
+      }
     }
     /* A chunk of the band: FP_CHUNK elements, as many 32-position segments as fit its rows. */
     double r[2][FP_CHUNK], q[2][FP_CHUNK], s[FP_CHUNK];
@@ -968,7 +987,8 @@ static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_p
           row_exact += in->cand[i] == correctly_rounded(lay->out_dtype, y);
           const double act_any =
               lay->act_v ? act_fast_allowance(lay, i, y) + (c1d_act_underflows(lay, i, y) ? fabs(y) : 0.0) : 0.0;
-          if (fabs(rv) > worst_case_with(x, gamma[t], terms_of(lay, t), in->mag[i], act_any)) {
+          if (fabs(rv) > worst_case_with(x, gamma[t], terms_of(lay, t), in->mag[i], act_any) &&
+              fabs(rv) > worst_row[row - row0]) {
             row_beyond++;
             p->mark[i] = 1; /* beyond the worst case: offending whatever the tests say */
           }
@@ -1261,6 +1281,59 @@ static int region_structured(c1d_region_class k) {
          k == C1D_REGION_TILE_BLOCKS || k == C1D_REGION_TILE_SEAMS;
 }
 
+/* An FFT's signature (see its call), both of:
+ *  - at least TRANSFORM_MARKS of the marks on outputs whose magnitude m is below TRANSFORM_SMALL times
+ *    their row's rms m;
+ *  - errors of one size whatever m: on the sample, the median |y - exact| / (row's rms m) of the outputs
+ *    with m below TRANSFORM_LOW times their row's rms at least TRANSFORM_SAME times that of the outputs
+ *    with m above it, the left edge left out. A direct sum's errors shrink with m (half at most there); a
+ *    bug on a few scattered elements leaves that median where the direct sum put it, and one on the
+ *    left edge (whose m is small by position) is not in it.
+ * 1 or 0; -1 without memory. */
+#define TRANSFORM_MARKS 0.75
+#define TRANSFORM_SMALL 0.25
+#define TRANSFORM_LOW 0.5
+#define TRANSFORM_SAME 0.5
+enum { TRANSFORM_MIN_SAMPLE = 32 };
+static int transform_signature(const c1d_classifier_input *in, const full_pass *fp) {
+  const c1d_layout *lay = &in->layout;
+  const int64_t rows = lay->N * lay->O, L = lay->L, S = in->sample->count;
+  double *m_rms = malloc((size_t)(rows > 0 ? rows : 1) * sizeof *m_rms);
+  double *lo = malloc((size_t)(S > 0 ? S : 1) * sizeof *lo), *hi = malloc((size_t)(S > 0 ? S : 1) * sizeof *hi);
+  if (!m_rms || !lo || !hi) {
+    free(m_rms), free(lo), free(hi);
+    return -1;
+  }
+  int64_t marks = 0, small = 0;
+#pragma omp parallel for schedule(static) reduction(+ : marks, small)
+  for (int64_t row = 0; row < rows; row++) {
+    double mm = 0.0;
+    int64_t c = 0;
+    for (int64_t t = 0; t < L; t++) {
+      const double m = in->mag[row * L + t];
+      if (isfinite(m)) mm += m * m, c++;
+    }
+    m_rms[row] = c ? sqrt(mm / (double)c) : 0.0;
+    for (int64_t t = 0; t < L; t++)
+      if (fp->mark[row * L + t]) marks++, small += in->mag[row * L + t] < TRANSFORM_SMALL * m_rms[row];
+  }
+  int sig = marks > 0 && (double)small >= TRANSFORM_MARKS * (double)marks;
+  int64_t nlo = 0, nhi = 0;
+  for (int64_t j = 0; sig && j < S; j++) {
+    const int64_t i = in->sample->idx[j], row = i / L;
+    if (i % L < lay->pad) continue; /* the left edge's m is small by position, not by the data */
+    const double e = fabs((double)in->cand[i] - in->ref[i]) / m_rms[row];
+    if (!isfinite(e) || !(m_rms[row] > 0)) continue;
+    if (in->mag[i] < TRANSFORM_LOW * m_rms[row]) lo[nlo++] = e;
+    else if (in->mag[i] > m_rms[row]) hi[nhi++] = e;
+  }
+  if (sig)
+    sig = nlo >= TRANSFORM_MIN_SAMPLE && nhi >= TRANSFORM_MIN_SAMPLE &&
+          quantile(lo, nlo, 0.5) >= TRANSFORM_SAME * quantile(hi, nhi, 0.5);
+  free(m_rms), free(lo), free(hi);
+  return sig;
+}
+
 /* See the call in c1d_classify. Returns 0 (ch, fp, ts and *marked replaced when another model explains
  * the output), or -1 without memory (fp then still holds the first pass). */
 static int second_chance(const c1d_classifier_input *in, sample_scratch *sc, choice *ch, full_pass *fp,
@@ -1299,7 +1372,7 @@ static int second_chance(const c1d_classifier_input *in, sample_scratch *sc, cho
   if (reg.cls == C1D_REGION_LEFT_EDGE) {
     memmove(cand + 1, cand, (size_t)n * sizeof *cand);
     memmove(rat + 1, rat, (size_t)n * sizeof *rat);
-    cand[0] = ch->x, cand[0].flat = 1, rat[0] = ch->ratio, n++;
+    cand[0] = ch->x, cand[0].flat = FLAT_ROW, rat[0] = ch->ratio, n++;
     rat[0].tail = -1.0; /* first */
   }
   for (int tried = 0; tried < TRIES && n > 0; tried++) {
@@ -1374,8 +1447,11 @@ static void describe_explanation(const explan *x, int alt, char *buf, size_t siz
   else
     snprintf(once, sizeof once, "%s%s", x->store != STORE_NONE ? ", one rounding to " : "",
              x->store != STORE_NONE ? to : "");
-  snprintf(tmp, sizeof tmp, "%s%s%s%s", x->flat ? ", errors of one size along each row (as an FFT or "
-           "Winograd algorithm gives them)" : "", x->act ? ", SiLU with a fast exponential" : "", once,
+  snprintf(tmp, sizeof tmp, "%s%s%s%s",
+           x->flat == FLAT_TRANSFORM ? ", errors of one size along each row at a transform's level (an FFT "
+                                       "algorithm's)"
+           : x->flat ? ", errors of one size along each row (as an FFT or Winograd algorithm gives them)" : "",
+           x->act ? ", SiLU with a fast exponential" : "", once,
            x->store != STORE_NONE && !x->declared ? " (outputs stored narrower than float32)" : "");
   /* The longest combinations do not occur together; a cut text is still a valid string. */
 #if defined(__GNUC__) && !defined(__clang__) /* clang has no such warning */
@@ -1735,6 +1811,47 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
       full_pass_free(&fp);
       free(sc.a);
       return -1;
+    }
+  }
+  /* An FFT algorithm (cuDNN's FFT and FFT_TILING, which cudnn.benchmark may pick): its errors are of one
+   * size along a row, so on outputs with few or small terms they pass the direct sum's noise and even its
+   * worst case, and the marks fall on the outputs whose magnitude is small in their row. Where they do
+   * (transform_signature), float32 accumulation with a transform's level and bound along each row gets a
+   * full pass of its own; one that marks nothing explains the output. A bug's marks fall where the bug
+   * is, on outputs of every magnitude (stale values, an offset), and a structured region is left alone; a
+   * left-edge offset marks all the edge's positions, of which only those reading one tap have m below a
+   * quarter of the row's. */
+  if (marked > 0 && ch.fits && ch.x.store == STORE_NONE && !in->layout.act_v &&
+      (ch.x.model == C1D_MODEL_FP32 || ch.x.model == C1D_MODEL_3XTF32) && ch.x.acc == C1D_ACC_NEAREST) {
+    c1d_region rt;
+    if (c1d_describe_marks(fp.mark, lay, count, &rt) != 0) {
+      full_pass_free(&fp);
+      free(sc.a);
+      return -1;
+    }
+    const int sig = rt.cls == C1D_REGION_SCATTERED || rt.cls == C1D_REGION_LEFT_EDGE ? transform_signature(in, &fp) : 0;
+    if (sig < 0) {
+      full_pass_free(&fp);
+      free(sc.a);
+      return -1;
+    }
+    if (sig) {
+      explan tx = ch.x;
+      tx.model = C1D_MODEL_FP32, tx.allow = 0, tx.flat = FLAT_TRANSFORM;
+      full_pass fw;
+      c1d_test_result tw;
+      int64_t marked_tx;
+      if (full_pass_tested(in, &tx, &fw, &tw, &marked_tx) != 0) {
+        full_pass_free(&fp);
+        free(sc.a);
+        return -1;
+      }
+      if (marked_tx == 0) {
+        full_pass_free(&fp);
+        fp = fw, ts = tw, ch.x = tx, ch.alt_model = -1, marked = 0;
+      } else {
+        full_pass_free(&fw);
+      }
     }
   }
   /* A bug is what the tests find (or the worst case proves). No explanation fitting the bulk while no

@@ -4,11 +4,11 @@ each explained by convlab: the arithmetic of cuDNN's FFT algorithms (what cudnn.
 problems), which no direct summation order makes. Every output is correct, so every verdict should be
 rounding of some kind; a bug verdict is a false alarm.
 
-Known (2026-12-05): with few terms per output (C*K = 4 dense, or depthwise), FFT errors, which are of one
-size along a row and do not shrink with an output's terms, exceed the direct sum's worst-case bound on the
-outputs whose terms are small, and those outputs are called "certainly a bug" (single elements). With
-C*K >= 256 (cuDNN's FFT on the H200 in tests/data/realcorpus: fp32_bench_fft) the verdicts are rounding.
-Not in the test suite until convlab has an FFT explanation (issue 21, point 2).
+With few terms per output (C*K = 4 dense, or depthwise), FFT errors, which are of one size along a row and
+do not shrink with an output's terms, exceed the direct sum's worst-case bound on the outputs whose terms
+are small: before the explainer had a transform's arithmetic (2026-12-05) those outputs were called
+"certainly a bug". tests/python/test_helper.py's FftConvolutionsAreRounding runs three of these cases and
+bugs planted on one.
 
 usage: /usr/bin/python3 scripts/fft_null_check.py   (needs python3-torch and build/lib/libconvlab.so)
 Prints one line per output (problem, inputs, outputs, verdict, reason); exit 0 when no output is called a

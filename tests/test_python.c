@@ -89,6 +89,12 @@ Test(python, finds_products_rounded_to_bf16_an_offset_channel_and_ignored_states
   run_class("PlantedBugsAreFound");
 }
 
+/* FFT convolutions (torch.fft in complex64, cuDNN's FFT arithmetic) with few terms per output: rounding,
+ * and stale values or a channel offset planted on one: bugs. */
+Test(python, explains_fft_convolutions_with_few_terms_as_rounding_and_finds_bugs_planted_on_them) {
+  run_class("FftConvolutionsAreRounding");
+}
+
 Test(python, says_in_one_line_what_is_wrong_with_the_tensors_or_the_setup) { run_class("ClearErrors"); }
 
 /* tests/python/test_reports.py: convlab.read_run and friends read one run's reports and saved outputs

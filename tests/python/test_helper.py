@@ -297,6 +297,51 @@ class PlantedBugsAreFound(unittest.TestCase):
         self.assertEqual(r["region"]["class"], "left-edge")
 
 
+def fft_conv():
+    """scripts/fft_null_check.py's convolution through torch.fft (complex64): an FFT algorithm's arithmetic."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "fft_null_check.py")
+    spec = importlib.util.spec_from_file_location("fft_null_check", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.fft_conv
+
+
+class FftConvolutionsAreRounding(unittest.TestCase):
+    """Correct convolutions computed by FFT in float32 (what cuDNN's FFT algorithms do under
+    cudnn.benchmark): with few terms per output their errors, of one size along a row, pass the direct sum's
+    noise and worst case on the outputs whose terms are small. Explained as a transform's arithmetic, never
+    a bug; and bugs planted on such an output are still found."""
+
+    CASES = ((4, 1, 16, 4096, 4, 1), (2, 128, 128, 1024, 4, 128), (4, 4, 32, 2048, 3, 1))  # N, C, O, L, K, G
+
+    def test_fft_convolutions_with_one_four_or_depthwise_channels_are_rounding(self):
+        conv = fft_conv()
+        torch.manual_seed(3)
+        for N, C, O, L, K, G in self.CASES:
+            x, w = torch.randn(N, C, L), torch.randn(O, C // G, K)
+            r = convlab.explain(x, w, conv(x, w, None, G), groups=G)
+            self.assertIn(r["verdict"], NOT_A_BUG, f"C={C} G={G}: {r['reason']}")
+
+    def test_stale_values_and_a_channel_offset_on_an_fft_output_are_bugs(self):
+        conv = fft_conv()
+        torch.manual_seed(4)
+        N, C, O, L, K, G = self.CASES[0]
+        x, w = torch.randn(N, C, L), torch.randn(O, C // G, K)
+        y = conv(x, w, None, G)
+        exact = F.conv1d(F.pad(x.double(), (K - 1, 0)), w.double(), groups=G)
+        rms = (y.double() - exact).pow(2).mean().sqrt().item()
+        stale = y.clone()
+        g = torch.Generator().manual_seed(5)
+        idx = torch.randperm(y.numel(), generator=g)[: y.numel() // 1000]
+        stale.view(-1)[idx] += (torch.where(torch.rand(len(idx), generator=g) < 0.5, -10.0, 10.0) * rms).float()
+        r = convlab.explain(x, w, stale, groups=G)
+        self.assertTrue(r["verdict"].startswith("bug"), f"stale values: {r['reason']}")
+        channel = y.clone()
+        channel[:, 3, :] += 10.0 * rms
+        r = convlab.explain(x, w, channel, groups=G)
+        self.assertTrue(r["verdict"].startswith("bug"), f"a channel offset: {r['reason']}")
+
+
 class ClearErrors(unittest.TestCase):
     def setUp(self):
         g = torch.Generator().manual_seed(11)
