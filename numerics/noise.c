@@ -194,6 +194,12 @@ void c1d_iso_row(const float *e2, const unsigned char *skip, int64_t L, double f
   }
 }
 
+/* The naive order's error at element i (position t) in units of c1d_noise_unit. */
+static double unit_error(const c1d_layout *lay, const double *ref, const double *mag, const float *naive,
+                         int64_t i, int64_t t) {
+  return ((double)naive[i] - ref[i]) / c1d_noise_unit(mag[i], terms_at(lay, t));
+}
+
 /* The reference's isolated-element frequencies (noise.h's iso_tail), g in units of c1d_noise_unit. */
 static int iso_stats(const c1d_layout *lay, const double *ref, const double *mag, const float *naive,
                      c1d_noise_ref *out) {
@@ -207,7 +213,7 @@ static int iso_stats(const c1d_layout *lay, const double *ref, const double *mag
     for (int64_t row = 0; row < rows; row++)
       for (int64_t t = 0; t < L; t++) {
         const int64_t i = row * L + t;
-        const double z = ((double)naive[i] - ref[i]) / c1d_noise_unit(mag[i], terms_at(lay, t));
+        const double z = unit_error(lay, ref, mag, naive, i, t);
         if (isfinite(z)) row_sum[row] += z * z, row_cnt[row]++;
       }
     double sum = 0.0;
@@ -226,7 +232,7 @@ static int iso_stats(const c1d_layout *lay, const double *ref, const double *mag
         if (!e2) continue;
         for (int64_t t = 0; t < L; t++) {
           const int64_t i = row * L + t;
-          const double z = ((double)naive[i] - ref[i]) / c1d_noise_unit(mag[i], terms_at(lay, t));
+          const double z = unit_error(lay, ref, mag, naive, i, t);
           e2[t] = isfinite(z) ? (float)(z * z) : -1.0f;
         }
         int64_t *o = row_over + row * (C1D_ISO_LEVELS + 1);

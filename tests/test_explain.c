@@ -59,6 +59,14 @@ static c1d_explanation explain_impl(problem_data *p, const c1d_impl *impl) {
   return e;
 }
 
+/* The rms of y against the oracle. */
+static double error_rms(const problem_data *p) {
+  const int64_t ny = c1d_y_count(&p->s);
+  double sq = 0.0;
+  for (int64_t i = 0; i < ny; i++) sq += ((double)p->y[i] - p->ref[i]) * ((double)p->y[i] - p->ref[i]);
+  return sqrt(sq / (double)ny);
+}
+
 /* Shapes where the mutants' bugs show: odd sizes, dilation, bias, partial tiles. */
 static const c1d_shape zoo_shapes[] = {
     {2, 16, 12, 100, 4, 2, 1},  /* L % 32 != 0, bias, dilation */
@@ -460,10 +468,7 @@ Test(explain, an_offset_within_another_orders_noise_is_a_bug_and_the_same_noise_
     setup_problem(&p, &s, C1D_DIST_CONV_INIT, 41);
     c1d_explanation e = explain_impl(&p, &c1d_cpu_naive);
     cr_assert_eq(e.verdict, C1D_VERDICT_FP32_ROUNDING, "%s", e.reason);
-    double sq = 0.0;
-    const int64_t ny = c1d_y_count(&s);
-    for (int64_t i = 0; i < ny; i++) sq += ((double)p.y[i] - p.ref[i]) * ((double)p.y[i] - p.ref[i]);
-    const double rms = sqrt(sq / (double)ny);
+    const double rms = error_rms(&p);
     uint64_t h = 12345;
     for (int64_t no = 0; no < s.N * s.O; no++)
       for (int64_t t = s.L - 32; t < s.L; t++) {
@@ -494,9 +499,7 @@ Test(explain, stale_values_ten_times_the_rms_on_one_element_in_a_thousand_are_a_
   c1d_explanation e = explain_impl(&p, &c1d_cpu_naive);
   cr_assert_eq(e.verdict, C1D_VERDICT_FP32_ROUNDING, "%s", e.reason);
   const int64_t ny = c1d_y_count(&s);
-  double sq = 0.0;
-  for (int64_t i = 0; i < ny; i++) sq += ((double)p.y[i] - p.ref[i]) * ((double)p.y[i] - p.ref[i]);
-  const double rms = sqrt(sq / (double)ny);
+  const double rms = error_rms(&p);
   unsigned char *hit = calloc((size_t)ny, 1);
   cr_assert(hit);
   uint64_t h = 99;
