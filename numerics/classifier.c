@@ -195,7 +195,7 @@ typedef struct explan {
   int flat;         /* errors of one size along each row (FFT and Winograd algorithms: a transform's error
                        does not shrink with the terms of an output): sigma never below its row's rms;
                        FLAT_TRANSFORM: never below a transform's own level either, and the worst case
-                       never below its bound (transform_level) */
+                       never below its bound (TRANSFORM_LEVEL, TRANSFORM_WORST) */
 } explan;
 
 #define PRODUCT_ALLOWANCE 0x1p-22
