@@ -210,6 +210,18 @@ enum { FLAT_ROW = 1, FLAT_TRANSFORM = 2 };
 #define TRANSFORM_LEVEL 1.0
 #define TRANSFORM_WORST 4.0
 
+/* The rms of the magnitudes m along one output row (its finite ones): a transform's scale. */
+static double row_mag_rms(const c1d_classifier_input *in, int64_t row) {
+  const int64_t L = in->layout.L;
+  double mm = 0.0;
+  int64_t c = 0;
+  for (int64_t t = 0; t < L; t++) {
+    const double m = in->mag[row * L + t];
+    if (isfinite(m)) mm += m * m, c++;
+  }
+  return c ? sqrt(mm / (double)c) : 0.0;
+}
+
 /* Half the spacing of the storage format at a (the larger side, so that the interval is never too
  * narrow). */
 static double store_half_spacing(int store, float a) {
@@ -917,15 +929,15 @@ static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_p
     double floor_row[C1D_TILE_O] = {0}; /* flat: the rms of sigma over each row */
     double worst_row[C1D_TILE_O] = {0}; /* FLAT_TRANSFORM: the transform's worst case */
     for (int64_t row = row0; row < row1 && x->flat; row++) {
-      double f = 0.0, mm = 0.0;
+      double f = 0.0;
       int64_t c = 0;
       for (int64_t t = 0; t < L; t++) {
         const double sg = in->noise->sigma[row * L + t];
-        if (sg > 0) f += sg * sg, mm += in->mag[row * L + t] * in->mag[row * L + t], c++;
+        if (sg > 0) f += sg * sg, c++;
       }
       floor_row[row - row0] = c ? sqrt(f / (double)c) : 0.0;
-      if (x->flat == FLAT_TRANSFORM && c) {
-        const double m_rms = sqrt(mm / (double)c), lg = log2(2.0 * (double)L);
+      if (x->flat == FLAT_TRANSFORM) {
+        const double m_rms = row_mag_rms(in, row), lg = log2(2.0 * (double)L);
         const double level = TRANSFORM_LEVEL * C1D_U_FP32 * sqrt(lg) * m_rms;
         if (level > floor_row[row - row0]) floor_row[row - row0] = level;
         worst_row[row - row0] = TRANSFORM_WORST * C1D_U_FP32 * lg * m_rms;
@@ -1307,13 +1319,7 @@ static int transform_signature(const c1d_classifier_input *in, const full_pass *
   int64_t marks = 0, small = 0;
 #pragma omp parallel for schedule(static) reduction(+ : marks, small)
   for (int64_t row = 0; row < rows; row++) {
-    double mm = 0.0;
-    int64_t c = 0;
-    for (int64_t t = 0; t < L; t++) {
-      const double m = in->mag[row * L + t];
-      if (isfinite(m)) mm += m * m, c++;
-    }
-    m_rms[row] = c ? sqrt(mm / (double)c) : 0.0;
+    m_rms[row] = row_mag_rms(in, row);
     for (int64_t t = 0; t < L; t++)
       if (fp->mark[row * L + t]) marks++, small += in->mag[row * L + t] < TRANSFORM_SMALL * m_rms[row];
   }

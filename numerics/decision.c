@@ -331,22 +331,14 @@ static int test_isolated(const c1d_layout *lay, const c1d_noise_ref *nr, const f
               "(%g times the reference's), limit %.1f\n", c1d_iso_t[k], (long long)over[k], (long long)used,
               ISO_ORDER_MARGIN * nr->iso_tail[k], ISO_ORDER_MARGIN, limit);
   }
-  int64_t added = 0;
   if (tr->iso_level >= 0) {
     tr->fired_isolated = 1;
-    unsigned char *fresh = calloc((size_t)M, 1);
-    if (!fresh) {
-      free(skip);
-      return -1;
+    /* skip is the marks before this test: marking here changes no other element's count */
+#pragma omp parallel for schedule(static)
+    for (int64_t row = 0; row < rows; row++) {
+      int64_t ignored[C1D_ISO_LEVELS] = {0}, ignored_used = 0;
+      c1d_iso_row(q2 + row * L, skip + row * L, L, floor, ignored, &ignored_used, mark + row * L, tr->iso_level);
     }
-    int64_t dummy[C1D_ISO_LEVELS] = {0}, u2 = 0;
-#pragma omp parallel for schedule(static) reduction(+ : dummy[:C1D_ISO_LEVELS], u2)
-    for (int64_t row = 0; row < rows; row++)
-      c1d_iso_row(q2 + row * L, skip + row * L, L, floor, dummy, &u2, fresh + row * L, tr->iso_level);
-#pragma omp parallel for schedule(static) reduction(+ : added)
-    for (int64_t i = 0; i < M; i++)
-      if (fresh[i] && !mark[i]) mark[i] = 1, added++;
-    free(fresh);
   }
   free(skip);
   return 0;

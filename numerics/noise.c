@@ -31,7 +31,7 @@ static int64_t terms_at(const c1d_layout *lay, int64_t t) { return lay->terms_t 
 static int mark_repeats(const c1d_layout *lay, const double *ref, const double *mag, c1d_noise_ref *out);
 static int noise_stats(const c1d_layout *lay, const double *ref, const float *naive, c1d_noise_ref *out);
 static int iso_stats(const c1d_layout *lay, const double *ref, const double *mag, const float *naive,
-                     c1d_noise_ref *out);
+                     double floor, c1d_noise_ref *out);
 
 int c1d_noise_ref_build(const c1d_layout *lay, const double *ref, const double *mag, const float *naive,
                         c1d_noise_ref *out) {
@@ -116,7 +116,7 @@ int c1d_noise_ref_build(const c1d_layout *lay, const double *ref, const double *
   free(pool_sum);
   free(pool_cnt);
   free(seg_level);
-  if (noise_stats(lay, ref, naive, out) != 0 || iso_stats(lay, ref, mag, naive, out) != 0 ||
+  if (noise_stats(lay, ref, naive, out) != 0 || iso_stats(lay, ref, mag, naive, all_level, out) != 0 ||
       mark_repeats(lay, ref, mag, out) != 0) {
     c1d_noise_ref_free(out);
     return -1;
@@ -194,32 +194,14 @@ void c1d_iso_row(const float *e2, const unsigned char *skip, int64_t L, double f
   }
 }
 
-/* The naive order's error at element i (position t) in units of c1d_noise_unit. */
-static double unit_error(const c1d_layout *lay, const double *ref, const double *mag, const float *naive,
-                         int64_t i, int64_t t) {
-  return ((double)naive[i] - ref[i]) / c1d_noise_unit(mag[i], terms_at(lay, t));
-}
-
-/* The reference's isolated-element frequencies (noise.h's iso_tail), g in units of c1d_noise_unit. */
+/* The reference's isolated-element frequencies (noise.h's iso_tail): g in units of c1d_noise_unit, floor
+ * its mean square over the output (pass 1's all_level). */
 static int iso_stats(const c1d_layout *lay, const double *ref, const double *mag, const float *naive,
-                     c1d_noise_ref *out) {
+                     double floor, c1d_noise_ref *out) {
   const int64_t rows = lay->N * lay->O, L = lay->L;
-  double *row_sum = calloc((size_t)(rows > 0 ? rows : 1), sizeof *row_sum);
-  int64_t *row_cnt = calloc((size_t)(rows > 0 ? rows : 1), sizeof *row_cnt);
   int64_t *row_over = calloc((size_t)(rows > 0 ? rows : 1) * (C1D_ISO_LEVELS + 1), sizeof *row_over);
-  int failed = !row_sum || !row_cnt || !row_over;
+  int failed = !row_over;
   if (!failed) {
-#pragma omp parallel for schedule(static)
-    for (int64_t row = 0; row < rows; row++)
-      for (int64_t t = 0; t < L; t++) {
-        const int64_t i = row * L + t;
-        const double z = unit_error(lay, ref, mag, naive, i, t);
-        if (isfinite(z)) row_sum[row] += z * z, row_cnt[row]++;
-      }
-    double sum = 0.0;
-    int64_t cnt = 0;
-    for (int64_t row = 0; row < rows; row++) sum += row_sum[row], cnt += row_cnt[row];
-    const double floor = cnt ? sum / (double)cnt : 0.0;
 #pragma omp parallel
     {
       float *e2 = malloc((size_t)(L > 0 ? L : 1) * sizeof *e2);
@@ -232,7 +214,7 @@ static int iso_stats(const c1d_layout *lay, const double *ref, const double *mag
         if (!e2) continue;
         for (int64_t t = 0; t < L; t++) {
           const int64_t i = row * L + t;
-          const double z = unit_error(lay, ref, mag, naive, i, t);
+          const double z = ((double)naive[i] - ref[i]) / c1d_noise_unit(mag[i], terms_at(lay, t));
           e2[t] = isfinite(z) ? (float)(z * z) : -1.0f;
         }
         int64_t *o = row_over + row * (C1D_ISO_LEVELS + 1);
@@ -247,7 +229,7 @@ static int iso_stats(const c1d_layout *lay, const double *ref, const double *mag
     }
     for (int k = 0; k < C1D_ISO_LEVELS; k++) out->iso_tail[k] = used ? ((double)over[k] + 3.0) / (double)used : 1.0;
   }
-  free(row_sum), free(row_cnt), free(row_over);
+  free(row_over);
   return failed ? -1 : 0;
 }
 
@@ -262,8 +244,7 @@ int c1d_noise_ref_combine(const c1d_layout *lay, const double *ref, const double
     if (a->sigma[i] > out->sigma[i]) out->sigma[i] = a->sigma[i];
   sa.layout = *lay;
   sa.sigma = out->sigma;
-  if (noise_stats(lay, ref, naive, &sa) != 0 || noise_stats(lay, ref, other, out) != 0 ||
-      iso_stats(lay, ref, mag, naive, &sa) != 0) {
+  if (noise_stats(lay, ref, naive, &sa) != 0 || noise_stats(lay, ref, other, out) != 0) {
     c1d_noise_ref_free(out);
     return -1;
   }
@@ -272,7 +253,8 @@ int c1d_noise_ref_combine(const c1d_layout *lay, const double *ref, const double
   out->mean_q4 = fmax(out->mean_q4, sa.mean_q4);
   out->max_sq = fmax(out->max_sq, sa.max_sq);
   for (int k = 0; k < C1D_NOISE_TAILS; k++) out->tail[k] = fmax(out->tail[k], sa.tail[k]);
-  for (int k = 0; k < C1D_ISO_LEVELS; k++) out->iso_tail[k] = fmax(out->iso_tail[k], sa.iso_tail[k]);
+  /* (isolated elements are counted in units of c1d_noise_unit, not sigma: a's own stand) */
+  for (int k = 0; k < C1D_ISO_LEVELS; k++) out->iso_tail[k] = fmax(out->iso_tail[k], a->iso_tail[k]);
   out->rms_abs = a->rms_abs;
   return 0;
 }
