@@ -201,16 +201,19 @@ typedef struct explan {
 #define PRODUCT_ALLOWANCE 0x1p-22
 
 /* An FFT convolution in float32 leaves errors of one size along each output row, of rms about c u
- * sqrt(log2 nfft) times the row's rms magnitude (m), c 0.05 to 0.7, and at most about 14 u times that
- * (measured with torch.fft's complex64 transforms, scripts/fft_null_check.py: C*K from 2 to 1024, L 512 to
- * 16384). The explanation allows TRANSFORM_LEVEL for c (so F = 2.5 leaves 3.5 times the largest measured
- * as margin, for cuDNN's tiled transforms) and TRANSFORM_WORST u log2(2L) times the row's rms m as the
- * worst case (at least 4 times the largest measured), 2L standing for the transform's length. */
+ * sqrt(log2 nfft) times the row's rms 2-norm of an output's products, P = sqrt(mean_t sum p^2) (the
+ * norm-wise bound of an FFT convolution: u log2(nfft) ||x|| ||w||). Measured (scripts/fft_null_check.py
+ * and cuDNN's own outputs): torch.fft's complex64 transforms c 0.68 to 0.97 at C*K from 4 to 1024, cuDNN
+ * 9.19's FFT_TILING on an H100 2.8 at C*K = 4 and 16 (tests/data/cudnn_fft), its largest element 16.8
+ * times u sqrt(log2 2L) P and 4.5 times u log2(2L) P. In units of m the same errors are anything from 0.04
+ * to 1.8 (m / P grows as sqrt(C*K)), which is why P is the scale. The explanation allows TRANSFORM_LEVEL
+ * for c (with F = 2.5: 2.2 times cuDNN's rms as margin) and TRANSFORM_WORST u log2(2L) P as the worst case
+ * (2.7 times cuDNN's largest), 2L standing for the transform's length. */
 enum { FLAT_ROW = 1, FLAT_TRANSFORM = 2 };
-#define TRANSFORM_LEVEL 1.0
-#define TRANSFORM_WORST 4.0
+#define TRANSFORM_LEVEL 2.5
+#define TRANSFORM_WORST 12.0
 
-/* The rms of the magnitudes m along one output row (its finite ones): a transform's scale. */
+/* The rms of the magnitudes m along one output row (its finite ones). */
 static double row_mag_rms(const c1d_classifier_input *in, int64_t row) {
   const int64_t L = in->layout.L;
   double mm = 0.0;
@@ -220,6 +223,19 @@ static double row_mag_rms(const c1d_classifier_input *in, int64_t row) {
     if (isfinite(m)) mm += m * m, c++;
   }
   return c ? sqrt(mm / (double)c) : 0.0;
+}
+
+/* P of one output row: the rms over its positions of the 2-norm of each output's products (sq: the sum
+ * of squared products per element), a transform's scale. */
+static double row_products_rms(const c1d_classifier_input *in, const float *sq, int64_t row) {
+  const int64_t L = in->layout.L;
+  double s = 0.0;
+  int64_t c = 0;
+  for (int64_t t = 0; t < L; t++) {
+    const double v = sq[row * L + t];
+    if (isfinite(v)) s += v, c++;
+  }
+  return c ? sqrt(s / (double)c) : 0.0;
 }
 
 /* Half the spacing of the storage format at a (the larger side, so that the interval is never too
@@ -894,8 +910,9 @@ static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_p
   memset(p, 0, sizeof *p);
   const float *dl = x->model != C1D_MODEL_FP32 ? in->models.delta(in->models.ctx, x->model) : NULL;
   const float *bt = x->acc == C1D_ACC_TRUNCATED ? in->models.tc_bias(in->models.ctx, x->model) : NULL;
-  const float *sq = x->allow ? in->models.sq_products(in->models.ctx) : NULL;
-  if ((x->model != C1D_MODEL_FP32 && !dl) || (x->acc == C1D_ACC_TRUNCATED && !bt) || (x->allow && !sq))
+  const float *sq = x->allow || x->flat == FLAT_TRANSFORM ? in->models.sq_products(in->models.ctx) : NULL;
+  if ((x->model != C1D_MODEL_FP32 && !dl) || (x->acc == C1D_ACC_TRUNCATED && !bt) ||
+      ((x->allow || x->flat == FLAT_TRANSFORM) && !sq))
     return -1;
   const int per_tile = x->acc == C1D_ACC_TRUNCATED && x->kappa != 0.0;
   const int64_t segs = (L + C1D_TILE_T - 1) / C1D_TILE_T;
@@ -937,10 +954,10 @@ static int full_pass_run(const c1d_classifier_input *in, const explan *x, full_p
       }
       floor_row[row - row0] = c ? sqrt(f / (double)c) : 0.0;
       if (x->flat == FLAT_TRANSFORM) {
-        const double m_rms = row_mag_rms(in, row), lg = log2(2.0 * (double)L);
-        const double level = TRANSFORM_LEVEL * C1D_U_FP32 * sqrt(lg) * m_rms;
+        const double p_rms = row_products_rms(in, sq, row), lg = log2(2.0 * (double)L);
+        const double level = TRANSFORM_LEVEL * C1D_U_FP32 * sqrt(lg) * p_rms;
         if (level > floor_row[row - row0]) floor_row[row - row0] = level;
-        worst_row[row - row0] = TRANSFORM_WORST * C1D_U_FP32 * lg * m_rms;
+        worst_row[row - row0] = TRANSFORM_WORST * C1D_U_FP32 * lg * p_rms;
       }
     }
     /* A chunk of the band: FP_CHUNK elements, as many 32-position segments as fit its rows. */
@@ -1293,50 +1310,77 @@ static int region_structured(c1d_region_class k) {
          k == C1D_REGION_TILE_BLOCKS || k == C1D_REGION_TILE_SEAMS;
 }
 
-/* An FFT's signature (see its call), both of:
- *  - at least TRANSFORM_MARKS of the marks on outputs whose magnitude m is below TRANSFORM_SMALL times
- *    their row's rms m;
- *  - errors of one size whatever m: on the sample, the median |y - exact| / (row's rms m) of the outputs
- *    with m below TRANSFORM_LOW times their row's rms at least TRANSFORM_SAME times that of the outputs
- *    with m above it, the left edge left out. A direct sum's errors shrink with m (half at most there); a
- *    bug on a few scattered elements leaves that median where the direct sum put it, and one on the
- *    left edge (whose m is small by position) is not in it.
- * 1 or 0; -1 without memory. */
-#define TRANSFORM_MARKS 0.75
-#define TRANSFORM_SMALL 0.25
+/* An FFT's signature (see its call): errors that do not shrink with an output's magnitude m, as a direct
+ * sum's do, and have no mean. On the sample, left edge left out, in units of each row's rms m:
+ *  - the median |y - exact| of the outputs with m below TRANSFORM_LOW times their row's rms over that of
+ *    the outputs with m above it, at least TRANSFORM_OVER times the same ratio of the naive order's errors
+ *    on the same elements, and at least TRANSFORM_FLOOR (on outputs of a few terms most of the naive
+ *    order's errors can be zero, its ratio too). Measured: direct sums 0.26 (C*K = 4) to 0.38 (16), a
+ *    tap's weight off by 10 times the rounding error the same, cuDNN's FFT_TILING 0.43 and 0.60 there
+ *    (1.44 to 1.58 times the naive order's), torch.fft 0.83 to 0.89. A bug on a few scattered elements or
+ *    on the left edge leaves the ratio where the direct sum put it;
+ *  - no mean along most rows: the median over the rows of |mean| / rms of a row's y - exact (every
+ *    element, left edge left out) within TRANSFORM_MEAN, or 3 times what zero-mean errors give (0.674 /
+ *    sqrt(L)). An FFT's errors point toward zero as often for positive y as for negative (cuDNN's: 0.004
+ *    of the rms overall); an offset everywhere (flat too) moves every row's mean, an offset on a channel
+ *    only that channel's rows (its bug then found under the transform's level, in that channel).
+ * Needs TRANSFORM_MIN_SAMPLE elements each side, which only outputs with few terms have (m varies little
+ * over many). 1 or 0; -1 without memory. */
 #define TRANSFORM_LOW 0.5
-#define TRANSFORM_SAME 0.5
-enum { TRANSFORM_MIN_SAMPLE = 32 };
-static int transform_signature(const c1d_classifier_input *in, const full_pass *fp) {
+#define TRANSFORM_OVER 1.3
+#define TRANSFORM_FLOOR 0.35
+#define TRANSFORM_MEAN 0.1
+enum { TRANSFORM_MIN_SAMPLE = 64 };
+static int transform_signature(const c1d_classifier_input *in) {
   const c1d_layout *lay = &in->layout;
-  const int64_t rows = lay->N * lay->O, L = lay->L, S = in->sample->count;
+  const c1d_model_sample *sm = in->sample;
+  const int64_t rows = lay->N * lay->O, L = lay->L, S = sm->count;
+  if (!sm->naive_err) return 0;
   double *m_rms = malloc((size_t)(rows > 0 ? rows : 1) * sizeof *m_rms);
-  double *lo = malloc((size_t)(S > 0 ? S : 1) * sizeof *lo), *hi = malloc((size_t)(S > 0 ? S : 1) * sizeof *hi);
-  if (!m_rms || !lo || !hi) {
-    free(m_rms), free(lo), free(hi);
+  double *v = malloc((size_t)(S > 0 ? 4 * S : 1) * sizeof *v); /* the candidate's lo, hi; the naive's lo, hi */
+  if (!m_rms || !v) {
+    free(m_rms), free(v);
     return -1;
   }
-  int64_t marks = 0, small = 0;
-#pragma omp parallel for schedule(static) reduction(+ : marks, small)
+  double *lo = v, *hi = v + S, *nlo_v = v + 2 * S, *nhi_v = v + 3 * S;
+  double *row_mean = malloc((size_t)(rows > 0 ? rows : 1) * sizeof *row_mean);
+  if (!row_mean) {
+    free(m_rms), free(v);
+    return -1;
+  }
+#pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < rows; row++) {
     m_rms[row] = row_mag_rms(in, row);
-    for (int64_t t = 0; t < L; t++)
-      if (fp->mark[row * L + t]) marks++, small += in->mag[row * L + t] < TRANSFORM_SMALL * m_rms[row];
+    double sum = 0.0, sq = 0.0;
+    for (int64_t t = lay->pad; t < L; t++) {
+      const double e = (double)in->cand[row * L + t] - in->ref[row * L + t];
+      if (isfinite(e)) sum += e, sq += e * e;
+    }
+    row_mean[row] = sq > 0 ? fabs(sum) / sqrt(sq * (double)(L - lay->pad)) : 0.0; /* |mean| / rms */
   }
-  int sig = marks > 0 && (double)small >= TRANSFORM_MARKS * (double)marks;
   int64_t nlo = 0, nhi = 0;
-  for (int64_t j = 0; sig && j < S; j++) {
-    const int64_t i = in->sample->idx[j], row = i / L;
-    if (i % L < lay->pad) continue; /* the left edge's m is small by position, not by the data */
-    const double e = fabs((double)in->cand[i] - in->ref[i]) / m_rms[row];
-    if (!isfinite(e) || !(m_rms[row] > 0)) continue;
-    if (in->mag[i] < TRANSFORM_LOW * m_rms[row]) lo[nlo++] = e;
-    else if (in->mag[i] > m_rms[row]) hi[nhi++] = e;
+  for (int64_t j = 0; j < S; j++) {
+    const int64_t i = sm->idx[j], row = i / L;
+    if (i % L < lay->pad || !(m_rms[row] > 0)) continue; /* the left edge's m is small by position */
+    const double e = ((double)in->cand[i] - in->ref[i]) / m_rms[row], g = fabs(sm->naive_err[j]) / m_rms[row];
+    if (!isfinite(e) || !isfinite(g)) continue;
+    if (in->mag[i] < TRANSFORM_LOW * m_rms[row]) lo[nlo] = fabs(e), nlo_v[nlo++] = g;
+    else if (in->mag[i] > m_rms[row]) hi[nhi] = fabs(e), nhi_v[nhi++] = g;
   }
-  if (sig)
-    sig = nlo >= TRANSFORM_MIN_SAMPLE && nhi >= TRANSFORM_MIN_SAMPLE &&
-          quantile(lo, nlo, 0.5) >= TRANSFORM_SAME * quantile(hi, nhi, 0.5);
-  free(m_rms), free(lo), free(hi);
+  int sig = 0;
+  if (nlo >= TRANSFORM_MIN_SAMPLE && nhi >= TRANSFORM_MIN_SAMPLE) {
+    const double c_hi = quantile(hi, nhi, 0.5), n_hi = quantile(nhi_v, nhi, 0.5);
+    const double cand = c_hi > 0 ? quantile(lo, nlo, 0.5) / c_hi : 0.0;
+    const double naive = n_hi > 0 ? quantile(nlo_v, nlo, 0.5) / n_hi : 0.0;
+    const double mean = quantile(row_mean, rows, 0.5), zero_mean = 3.0 * 0.674 / sqrt((double)(L - lay->pad));
+    sig = cand >= TRANSFORM_OVER * naive && cand >= TRANSFORM_FLOOR &&
+          mean <= (TRANSFORM_MEAN > zero_mean ? TRANSFORM_MEAN : zero_mean);
+    if (getenv("C1D_TRACE_MARKS"))
+      fprintf(stderr, "trace: transform signature %.3f against the naive order's %.3f (%lld and %lld elements), "
+              "rows' median |mean| %.3f of their rms: %s\n", cand, naive, (long long)nlo, (long long)nhi, mean,
+              sig ? "yes" : "no");
+  }
+  free(m_rms), free(v), free(row_mean);
   return sig;
 }
 
@@ -1819,23 +1863,29 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
       return -1;
     }
   }
-  /* An FFT algorithm (cuDNN's FFT and FFT_TILING, which cudnn.benchmark may pick): its errors are of one
-   * size along a row, so on outputs with few or small terms they pass the direct sum's noise and even its
-   * worst case, and the marks fall on the outputs whose magnitude is small in their row. Where they do
-   * (transform_signature), float32 accumulation with a transform's level and bound along each row gets a
-   * full pass of its own; one that marks nothing explains the output. A bug's marks fall where the bug
-   * is, on outputs of every magnitude (stale values, an offset), and a structured region is left alone; a
-   * left-edge offset marks all the edge's positions, of which only those reading one tap have m below a
-   * quarter of the row's. */
-  if (marked > 0 && ch.fits && ch.x.store == STORE_NONE && !in->layout.act_v &&
-      (ch.x.model == C1D_MODEL_FP32 || ch.x.model == C1D_MODEL_3XTF32) && ch.x.acc == C1D_ACC_NEAREST) {
+  /* An FFT algorithm (cuDNN's FFT and FFT_TILING, which cudnn.benchmark may pick): its errors do not
+   * shrink with an output's terms, so on outputs with few terms they pass the direct sum's noise and even
+   * its worst case, on the outputs whose terms are small most of all, or everywhere (cuDNN's FFT_TILING at
+   * C*K = 4: 10 times the direct sum's rms). Where the errors have that signature (transform_signature),
+   * float32 accumulation with a transform's level and bound along each row gets a full pass of its own;
+   * one that marks nothing explains the output, one that marks fewer elements places the bug. A bug's
+   * structure (a region, a tap, an offset's signs) still shows under it; scattered marks and the whole
+   * output are what an FFT's errors can look like. */
+  if (marked > 0 && ch.x.store == STORE_NONE && !in->layout.act_v &&
+      (ch.x.model == C1D_MODEL_FP32 || ch.x.model == C1D_MODEL_3XTF32)) {
     c1d_region rt;
     if (c1d_describe_marks(fp.mark, lay, count, &rt) != 0) {
       full_pass_free(&fp);
       free(sc.a);
       return -1;
     }
-    const int sig = rt.cls == C1D_REGION_SCATTERED || rt.cls == C1D_REGION_LEFT_EDGE ? transform_signature(in, &fp) : 0;
+    /* a residual that one tap's terms explain is that tap's bug, whatever its size (tap_of_bug) */
+    int64_t tap;
+    double tap_factor;
+    const int sig = (rt.cls == C1D_REGION_SCATTERED || rt.cls == C1D_REGION_LEFT_EDGE ||
+                     rt.cls == C1D_REGION_EVERYWHERE) && !tap_of_bug(in, &ch.x, &tap, &tap_factor)
+                        ? transform_signature(in)
+                        : 0;
     if (sig < 0) {
       full_pass_free(&fp);
       free(sc.a);
@@ -1843,7 +1893,7 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
     }
     if (sig) {
       explan tx = ch.x;
-      tx.model = C1D_MODEL_FP32, tx.allow = 0, tx.flat = FLAT_TRANSFORM;
+      tx.model = C1D_MODEL_FP32, tx.allow = 0, tx.acc = C1D_ACC_NEAREST, tx.kappa = 0.0, tx.flat = FLAT_TRANSFORM;
       full_pass fw;
       c1d_test_result tw;
       int64_t marked_tx;
@@ -1852,9 +1902,9 @@ int c1d_classify(const c1d_classifier_input *in, c1d_explanation *out) {
         free(sc.a);
         return -1;
       }
-      if (marked_tx == 0) {
+      if (marked_tx < marked) { /* none: rounding; fewer: a bug on an FFT's output, where it is */
         full_pass_free(&fp);
-        fp = fw, ts = tw, ch.x = tx, ch.alt_model = -1, marked = 0;
+        fp = fw, ts = tw, ch.x = tx, ch.alt_model = -1, ch.fits = 1, marked = marked_tx;
       } else {
         full_pass_free(&fw);
       }

@@ -95,6 +95,13 @@ Test(python, explains_fft_convolutions_with_few_terms_as_rounding_and_finds_bugs
   run_class("FftConvolutionsAreRounding");
 }
 
+/* cuDNN's FFT_TILING in float32 on an H100 at C*K = 16 and 4 (tests/data/cudnn_fft): rounding, though its
+ * errors are 8 to 15 times the direct sum's; stale values or a channel offset planted on one: bugs, the
+ * channel named. */
+Test(python, explains_cudnn_fft_tiling_outputs_as_rounding_and_finds_bugs_planted_on_them) {
+  run_class("CudnnFftTilingOutputsAreRounding");
+}
+
 Test(python, says_in_one_line_what_is_wrong_with_the_tensors_or_the_setup) { run_class("ClearErrors"); }
 
 /* tests/python/test_reports.py: convlab.read_run and friends read one run's reports and saved outputs
