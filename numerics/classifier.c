@@ -1336,51 +1336,51 @@ static int transform_signature(const c1d_classifier_input *in) {
   const c1d_model_sample *sm = in->sample;
   const int64_t rows = lay->N * lay->O, L = lay->L, S = sm->count;
   if (!sm->naive_err) return 0;
-  double *m_rms = malloc((size_t)(rows > 0 ? rows : 1) * sizeof *m_rms);
+  double *row = malloc((size_t)(rows > 0 ? rows : 1) * sizeof *row); /* each row's rms m, then |mean| / rms */
   double *v = malloc((size_t)(S > 0 ? 4 * S : 1) * sizeof *v); /* the candidate's lo, hi; the naive's lo, hi */
-  if (!m_rms || !v) {
-    free(m_rms), free(v);
+  if (!row || !v) {
+    free(row), free(v);
     return -1;
   }
   double *lo = v, *hi = v + S, *nlo_v = v + 2 * S, *nhi_v = v + 3 * S;
-  double *row_mean = malloc((size_t)(rows > 0 ? rows : 1) * sizeof *row_mean);
-  if (!row_mean) {
-    free(m_rms), free(v);
-    return -1;
-  }
 #pragma omp parallel for schedule(static)
-  for (int64_t row = 0; row < rows; row++) {
-    m_rms[row] = row_mag_rms(in, row);
-    double sum = 0.0, sq = 0.0;
-    for (int64_t t = lay->pad; t < L; t++) {
-      const double e = (double)in->cand[row * L + t] - in->ref[row * L + t];
-      if (isfinite(e)) sum += e, sq += e * e;
-    }
-    row_mean[row] = sq > 0 ? fabs(sum) / sqrt(sq * (double)(L - lay->pad)) : 0.0; /* |mean| / rms */
-  }
+  for (int64_t r = 0; r < rows; r++) row[r] = row_mag_rms(in, r);
   int64_t nlo = 0, nhi = 0;
   for (int64_t j = 0; j < S; j++) {
-    const int64_t i = sm->idx[j], row = i / L;
-    if (i % L < lay->pad || !(m_rms[row] > 0)) continue; /* the left edge's m is small by position */
-    const double e = ((double)in->cand[i] - in->ref[i]) / m_rms[row], g = fabs(sm->naive_err[j]) / m_rms[row];
+    const int64_t i = sm->idx[j], r = i / L;
+    if (i % L < lay->pad || !(row[r] > 0)) continue; /* the left edge's m is small by position */
+    const double e = ((double)in->cand[i] - in->ref[i]) / row[r], g = fabs(sm->naive_err[j]) / row[r];
     if (!isfinite(e) || !isfinite(g)) continue;
-    if (in->mag[i] < TRANSFORM_LOW * m_rms[row]) lo[nlo] = fabs(e), nlo_v[nlo++] = g;
-    else if (in->mag[i] > m_rms[row]) hi[nhi] = fabs(e), nhi_v[nhi++] = g;
+    if (in->mag[i] < TRANSFORM_LOW * row[r]) lo[nlo] = fabs(e), nlo_v[nlo++] = g;
+    else if (in->mag[i] > row[r]) hi[nhi] = fabs(e), nhi_v[nhi++] = g;
   }
   int sig = 0;
   if (nlo >= TRANSFORM_MIN_SAMPLE && nhi >= TRANSFORM_MIN_SAMPLE) {
     const double c_hi = quantile(hi, nhi, 0.5), n_hi = quantile(nhi_v, nhi, 0.5);
     const double cand = c_hi > 0 ? quantile(lo, nlo, 0.5) / c_hi : 0.0;
     const double naive = n_hi > 0 ? quantile(nlo_v, nlo, 0.5) / n_hi : 0.0;
-    const double mean = quantile(row_mean, rows, 0.5), zero_mean = 3.0 * 0.674 / sqrt((double)(L - lay->pad));
-    sig = cand >= TRANSFORM_OVER * naive && cand >= TRANSFORM_FLOOR &&
-          mean <= (TRANSFORM_MEAN > zero_mean ? TRANSFORM_MEAN : zero_mean);
+    sig = cand >= TRANSFORM_OVER * naive && cand >= TRANSFORM_FLOOR;
+    double mean = NAN;
+    if (sig) { /* the rows' means: a pass over every element, only where the ratio holds */
+#pragma omp parallel for schedule(static)
+      for (int64_t r = 0; r < rows; r++) {
+        double sum = 0.0, sq = 0.0;
+        for (int64_t t = lay->pad; t < L; t++) {
+          const double e = (double)in->cand[r * L + t] - in->ref[r * L + t];
+          if (isfinite(e)) sum += e, sq += e * e;
+        }
+        row[r] = sq > 0 ? fabs(sum) / sqrt(sq * (double)(L - lay->pad)) : 0.0; /* |mean| / rms */
+      }
+      const double zero_mean = 3.0 * 0.674 / sqrt((double)(L - lay->pad));
+      mean = quantile(row, rows, 0.5);
+      sig = mean <= (TRANSFORM_MEAN > zero_mean ? TRANSFORM_MEAN : zero_mean);
+    }
     if (getenv("C1D_TRACE_MARKS"))
       fprintf(stderr, "trace: transform signature %.3f against the naive order's %.3f (%lld and %lld elements), "
               "rows' median |mean| %.3f of their rms: %s\n", cand, naive, (long long)nlo, (long long)nhi, mean,
               sig ? "yes" : "no");
   }
-  free(m_rms), free(v), free(row_mean);
+  free(row), free(v);
   return sig;
 }
 
