@@ -145,23 +145,26 @@ static const c1d_impl *naive_order_impl(const c1d_shape *s) {
 typedef struct point {
   c1d_shape s;
   double oracle_ms, models_ms, other_ms;
-  double *run_ms, *analysis_ms, *overhead_ms;
+  double *run_ms, *analysis_ms, *overhead_ms; /* analysis_ms without the passes over every element */
+  int *passes;                                /* per slot, C1D_FULL_PASS_KINDS counts: those passes */
 } point;
 
 static int alloc_point(point *pt, int slots) {
   pt->run_ms = malloc((size_t)slots * sizeof *pt->run_ms);
   pt->analysis_ms = malloc((size_t)slots * sizeof *pt->analysis_ms);
   pt->overhead_ms = malloc((size_t)slots * sizeof *pt->overhead_ms);
+  pt->passes = calloc((size_t)slots * C1D_FULL_PASS_KINDS, sizeof *pt->passes);
   for (int i = 0; pt->run_ms && pt->analysis_ms && pt->overhead_ms && i < slots; i++)
     pt->run_ms[i] = pt->analysis_ms[i] = pt->overhead_ms[i] = NAN;
   pt->oracle_ms = pt->models_ms = pt->other_ms = NAN;
-  return pt->run_ms && pt->analysis_ms && pt->overhead_ms;
+  return pt->run_ms && pt->analysis_ms && pt->overhead_ms && pt->passes;
 }
 
 static void free_point(point *pt) {
   free(pt->run_ms);
   free(pt->analysis_ms);
   free(pt->overhead_ms);
+  free(pt->passes);
 }
 
 /* A point's inputs and candidates. With the user's tensors, their prefix (batch row 0, the first
@@ -298,12 +301,14 @@ static c1d_status measure(const c1d_run_config *cfg, const c1d_shape *s, const u
     const double runs = is_impl ? runs_per_trial(&small, impls[j]) * run_ms : 0.0;
     pt->other_ms -= t->step_ms;
     pt->run_ms[k] = run_ms;
-    pt->analysis_ms[k] = t->analysis_ms;
+    pt->analysis_ms[k] = t->analysis_ms - t->full_pass_ms; /* the passes are counted apart */
     pt->overhead_ms[k] = fmax(0.0, t->step_ms - t->analysis_ms - runs);
+    memcpy(pt->passes + k * C1D_FULL_PASS_KINDS, t->full_passes, sizeof t->full_passes);
     if (j == extra_slot && k != rows) { /* the naive order is also one of the rows */
       pt->run_ms[rows] = run_ms;
-      pt->analysis_ms[rows] = t->analysis_ms;
+      pt->analysis_ms[rows] = pt->analysis_ms[k];
       pt->overhead_ms[rows] = pt->overhead_ms[k];
+      memcpy(pt->passes + rows * C1D_FULL_PASS_KINDS, t->full_passes, sizeof t->full_passes);
     }
   }
   if (pt->other_ms < 0.0) pt->other_ms = 0.0;
@@ -441,6 +446,42 @@ static double random_order_factor(const c1d_shape *s, const c1d_shape *sample) {
   return in_order > 0.0 && scattered > in_order ? scattered / in_order : 1.0;
 }
 
+/* ms per output of a pass over every element of kind k (explain.h) at the real C, K, D and groups: the
+ * explainer makes them on first use, each at the real size, where they cost as much as the rest of a
+ * row's analysis or more (on the H100's host, 67 M outputs: TF32's truncation biases 1.3 s, its model
+ * 0.45 s, counted at 0.5 s for the whole row before), while on the calibration's points they are a
+ * millisecond. Timed on TF32's model over about 2^26 products, four thousand outputs per thread at
+ * least, on generated inputs; NAN when out of memory. */
+static double full_pass_ms_per_output(const c1d_shape *s, c1d_full_pass k) {
+  const double threads = omp_get_max_threads();
+  const double outputs = fmin((double)c1d_y_count(s), fmax(67108864.0 / (double)c1d_terms(s), 16384.0 * threads));
+  const c1d_shape t = shape_for(s, outputs, clamp64(64, 1, s->O));
+  const int64_t M = c1d_y_count(&t);
+  float *x = malloc((size_t)c1d_x_count(&t) * sizeof *x), *w = malloc((size_t)c1d_w_count(&t) * sizeof *w);
+  float *b = malloc((size_t)t.O * sizeof *b), *st = t.states ? malloc((size_t)c1d_s_count(&t) * sizeof *st) : NULL;
+  float *d = malloc((size_t)(2 * M) * sizeof *d);
+  double *ref = calloc((size_t)M, sizeof *ref), ms = NAN;
+  c1d_model_inputs mi;
+  if (x && w && b && d && ref && (!t.states || st)) {
+    c1d_generate(&t, C1D_DIST_CONV_INIT, 0, x, w, t.bias ? b : NULL);
+    if (st) c1d_generate_states(&t, C1D_DIST_CONV_INIT, 0, st);
+    memset(d, 0, (size_t)(2 * M) * sizeof *d); /* its pages, as a real pass finds the heap's */
+    const double t0 = now_ms();
+    c1d_status rc = C1D_ERR_NO_MEMORY;
+    if (k == C1D_FULL_PASS_SQ) {
+      rc = c1d_sq_products_full(&t, x, w, st, d);
+    } else if (c1d_model_inputs_make(&t, x, w, st, c1d_model_spec_of(C1D_MODEL_TF32_RNA), &mi) == C1D_OK) {
+      rc = k == C1D_FULL_PASS_MODEL ? c1d_model_delta_full(&t, &mi, t.bias ? b : NULL, ref, d)
+                                    : c1d_tc_bias_full(&t, &mi, t.bias ? b : NULL, d, d + M);
+      c1d_model_inputs_free(&mi);
+    }
+    if (rc == C1D_OK) ms = (now_ms() - t0) / (double)M;
+    else c1d_error_clear();
+  }
+  free(x), free(w), free(b), free(st), free(d), free(ref);
+  return ms;
+}
+
 /* Solves a*u + b*v = e, c*u + d*v = f for u, v >= 0; where the two points cannot tell them apart, all
  * of it on u + v with equal weight through the first equation. */
 static void solve2(double a, double b, double e, double c, double d, double f, double *u, double *v) {
@@ -551,16 +592,22 @@ static shapes shapes_for(const c1d_shape *s) {
   h.r1.N = h.r2.N; /* O alone differs */
   /* The sample point: SAMPLE_PRODUCTS, and at least one of the explainer's chunks of 256 elements per
    * thread (one chunk for two threads ran on one alone: twice the real cost per element) */
-  const double sample_outputs = fmin(SAMPLE, ceil(fmax(256.0 * threads, SAMPLE_PRODUCTS / products) / 256.0) * 256.0);
+  const double chunks = threads > 4.0 ? 4.0 : 1.0; /* past four threads, four each: one was a thread's wake-up */
+  const double sample_outputs =
+      fmin(SAMPLE, ceil(fmax(256.0 * chunks * threads, SAMPLE_PRODUCTS / products) / 256.0) * 256.0);
   /* on the real L where it fits: x's rows as long as the real ones (the in-order passes over x then
    * miss the caches as the real ones do: 25 % more time per element at C*K = 16384) */
   h.sample = shape_for(s, sample_outputs, (int64_t)ceil(sample_outputs / (double)s->L));
   /* Their difference gives the analysis' cost per output: with many threads each one's share of a few
    * hundred thousand outputs is a few milliseconds, within a busy host's jitter (the H200's 16 threads
-   * put make run's job at 8 to 43 s for 25-27 s), so the points grow with the threads past four. */
+   * put make run's job at 8 to 43 s for 25-27 s), so the points grow with the threads past four, the
+   * second with all of them, up to the real output: on the H100's 16, the naive order's row took 4 ms
+   * more at 1 M outputs than at 0.5 M, within its jitter, and 10 ns an output at 67 M (the estimate had
+   * 7.5). */
   const int64_t wide_scale = threads > 4.0 ? (int64_t)(threads / 4.0) : 1;
+  const int64_t near = 4 * SAMPLE * wide_scale, far = threads > 4.0 ? near / 2 * (int64_t)threads : near;
   h.wide[0] = wide_shape(s, 2 * SAMPLE * wide_scale);
-  h.wide[1] = wide_shape(s, 4 * SAMPLE * wide_scale);
+  h.wide[1] = wide_shape(s, clamp64(c1d_y_count(s), near, far));
   h.oracle = shape_for(s, ORACLE_FLOPS / (2.0 * products), 64);
   return h;
 }
@@ -623,9 +670,11 @@ c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e)
   for (int i = 0; i < rows; i++) at_wide[i] = calls_models[i] && past_sample;
   /* without them where the sample point holds an eighth of the outputs or more: little to multiply */
   const int with_wide = !cfg->no_verdicts && (past_sample || (naive && out > 8.0 * z.out_sample));
-  const int wide_twice = omp_get_max_threads() > 4; /* a jitter of milliseconds: the better of two */
+  /* a jitter of milliseconds: the better of two, but for a second point eight times as far */
+  const int wide_twice = omp_get_max_threads() > 4;
+  const int far_second = c1d_y_count(&h.wide[1]) >= 8 * c1d_y_count(&h.wide[0]);
   for (int k = 0; k < 2 && with_wide; k++) {
-    if ((st = wide_twice ? measure_best(cfg, &h.wide[k], at_wide, naive, 1, &wide[k])
+    if ((st = wide_twice && !(k == 1 && far_second) ? measure_best(cfg, &h.wide[k], at_wide, naive, 1, &wide[k])
                          : measure(cfg, &h.wide[k], at_wide, naive, 1, &wide[k])) != C1D_OK)
       goto done;
     z.out_wide[k] = (double)c1d_y_count(&h.wide[k]);
@@ -662,8 +711,15 @@ c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e)
       1e-3 * (lo.other_ms + per_input * (input_count(s) - input_count(&h.tiny)) + per_output * (out - z.out_lo));
 
   /* Per row: its runs as above; its analysis by the naive order's row's cost per output, or, for a
-   * row that calls models on the sample, as above; its step's rest (set-up) as on the second runs
-   * point. A row that could not run on a point borrows the slowest run and the typical analysis. */
+   * row that calls models on the sample, as above, and the passes over every element it made on the
+   * sample point at their own cost per output; its step's rest (set-up) as on the second runs point.
+   * A row that could not run on a point borrows the slowest run and the typical analysis. */
+  double pass_ms[C1D_FULL_PASS_KINDS];
+  for (int k = 0; k < C1D_FULL_PASS_KINDS; k++) {
+    int made = 0;
+    for (int i = 0; i < rows; i++) made += smp.passes[i * C1D_FULL_PASS_KINDS + k];
+    pass_ms[k] = made > 0 && !cfg->no_verdicts ? full_pass_ms_per_output(s, (c1d_full_pass)k) : 0.0;
+  }
   double p_typical = typical;
   if (with_wide && isfinite(wide[0].analysis_ms[X]) && isfinite(wide[1].analysis_ms[X]))
     p_typical = fmax(0.0, wide[1].analysis_ms[X] - wide[0].analysis_ms[X]) / (z.out_wide[1] - z.out_wide[0]);
@@ -700,6 +756,9 @@ c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e)
       const growth g = grow(&z, an_lo, smp.analysis_ms[i], at_wide[i] ? an_wide : NULL, p_typical);
       analysis_ms = grown(&z, &g, out_r);
     }
+    for (int k = 0; k < C1D_FULL_PASS_KINDS; k++) /* the passes over every element it made on the sample point */
+      if (smp.passes[i * C1D_FULL_PASS_KINDS + k] > 0 && isfinite(pass_ms[k]))
+        analysis_ms += smp.passes[i * C1D_FULL_PASS_KINDS + k] * pass_ms[k] * out_r;
     if (cfg->no_verdicts) analysis_ms = an_lo; /* metrics alone: cheap */
     const double overhead_ms = isfinite(r2.overhead_ms[i]) ? r2.overhead_ms[i]
                                : isfinite(lo.overhead_ms[i]) ? lo.overhead_ms[i]

@@ -22,6 +22,22 @@ extern "C" {
 /* Elements of the sample: enough for stable medians, small enough to be quick. */
 #define C1D_EXPLAIN_SAMPLE 65536
 
+/* The passes over every element that an analysis makes on first use (a model's values, its truncation
+ * biases, the squared products), by kind. At tens of millions of outputs each costs as much as the rest
+ * of a row's analysis or more (a truncation bias 1.3 s at 67 M outputs on the H100's host), so the run
+ * estimate counts them apart (estimate.c). */
+typedef enum c1d_full_pass {
+  C1D_FULL_PASS_MODEL,
+  C1D_FULL_PASS_TC_BIAS,
+  C1D_FULL_PASS_SQ,
+  C1D_FULL_PASS_KINDS
+} c1d_full_pass;
+
+typedef struct c1d_full_passes {
+  int count[C1D_FULL_PASS_KINDS]; /* made so far, by kind */
+  double ms;                      /* their wall time, all kinds */
+} c1d_full_passes;
+
 typedef struct c1d_explainer {
   c1d_shape shape;
   const float *x, *w, *b, *st;  /* borrowed until release: lazy models read them */
@@ -46,6 +62,7 @@ typedef struct c1d_explainer {
   int arbitrary_ready;          /* arbitrary holds the combined reference */
   c1d_noise_ref arbitrary;
   c1d_classifier_scratch scratch; /* the full passes' element arrays, kept from one output to the next */
+  c1d_full_passes passes;       /* the lazy passes over every element made so far */
 } c1d_explainer;
 
 /* Everything prepare reads, borrowed until release: the inputs (st: the initial states, NULL without),

@@ -208,8 +208,11 @@ static c1d_status analyze_output(const c1d_run_config *cfg, const c1d_output_vie
   c1d_status st = compute_profiles(v, tr);
   c1d_trace_stage("output: error profiles", &clock);
   if (st != C1D_OK || !ex) return st;
+  const c1d_full_passes before = ex->passes;
   st = c1d_explainer_explain(ex, v->y, tr->repeat_checked, tr->repeat_identical, &tr->explanation);
   tr->explained = st == C1D_OK;
+  for (int k = 0; k < C1D_FULL_PASS_KINDS; k++) tr->full_passes[k] = ex->passes.count[k] - before.count[k];
+  tr->full_pass_ms = ex->passes.ms - before.ms;
   c1d_trace_stage("output: explained", &clock);
   return st;
 }

@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 
+#include "harness/explain.h"
 #include "harness/inputs.h"
 #include "harness/memory.h"
 #include "numerics/classifier.h"
@@ -122,6 +123,8 @@ typedef struct c1d_trial_result {
   c1d_explanation explanation;
   double step_ms;           /* wall time of the whole step: set-up, runs, transfers, analysis, saving */
   double analysis_ms;       /* of which the analysis (metrics, profiles, verdict); for run estimates */
+  int full_passes[C1D_FULL_PASS_KINDS]; /* passes over every element its verdict made first, by kind */
+  double full_pass_ms;                  /* ... and their time, within analysis_ms */
 } c1d_trial_result;
 
 typedef enum c1d_result_state {

@@ -409,6 +409,30 @@ Test(runner, explains_every_output_with_the_verdict_of_its_arithmetic) {
   c1d_run_results_free(&r);
 }
 
+/* The run estimate counts each row's passes over every element apart from the rest of its analysis
+ * (estimate.c): a row records the ones its verdict made first, not the ones it found made. */
+Test(runner, records_the_passes_over_every_element_that_each_verdict_made_first) {
+  c1d_impl tf32_again = c1d_cpu_tf32_inputs;
+  tf32_again.name = "tf32_again";
+  const c1d_impl *impls[] = {&c1d_cpu_naive, &c1d_cpu_tf32_inputs, &tf32_again};
+  c1d_run_config cfg = config_for(impls, 3);
+  cfg.shape = (c1d_shape){.N = 2, .C = 32, .O = 8, .L = 70, .K = 4, .D = 1, .bias = 1};
+  c1d_run_results r;
+  cr_assert_eq(c1d_run(&cfg, &r), C1D_OK, "%s", c1d_error_detail());
+  const int models[] = {0, 1, 0}; /* TF32's model on every element: the first TF32 row makes it */
+  for (int i = 0; i < 3; i++) {
+    const c1d_trial_result *t = &r.impls[i].trials[0];
+    cr_assert(t->explained, "%s has no explanation", r.impls[i].name);
+    cr_expect_eq(t->full_passes[C1D_FULL_PASS_MODEL], models[i], "%s: %d models on every element", r.impls[i].name,
+                 t->full_passes[C1D_FULL_PASS_MODEL]);
+    cr_expect_eq(t->full_passes[C1D_FULL_PASS_TC_BIAS], 0, "%s: a truncation bias", r.impls[i].name);
+    cr_expect(t->full_pass_ms >= 0.0 && t->full_pass_ms <= t->analysis_ms, "%s: passes %g ms in an analysis of %g ms",
+              r.impls[i].name, t->full_pass_ms, t->analysis_ms);
+    if (models[i] == 0) cr_expect_eq(t->full_pass_ms, 0.0, "%s: no pass, %g ms", r.impls[i].name, t->full_pass_ms);
+  }
+  c1d_run_results_free(&r);
+}
+
 Test(runner, compares_the_first_and_the_last_run_bit_for_bit) {
   const c1d_impl *impls[] = {&c1d_cpu_naive, &flaky};
   c1d_run_config cfg = config_for(impls, 2);
