@@ -10,12 +10,16 @@
  *           part, a part per input element (rows that round or split x once per run) and a part per
  *           flop. The CPU oracle has a point of its own (64 channels: its speed grows with them).
  *   sample  every row, verdicts on, on about 2^21 / ((C/G)*K) outputs (a chunk of the explainer's per
- *           thread at least), all of them its sample: a model on the sample costs (C/G)*K products per
+ *           thread at least, four past four threads), all of them its sample: a model on the sample costs (C/G)*K products per
  *           element, 3-12 us here. A row that calls models beyond the preparation's shows it here.
  *   wide    2 and 4 times the sample's outputs with about 16 products each (C cut), the naive order's
  *           row and the rows that call models: what an output costs beyond the sample (the full
  *           passes), the same sample on both. Only where the real output holds 8 sample points or more.
- *           Past four threads, threads/4 times larger and the better of two measurements each.
+ *           Past four threads, threads/4 times larger and the better of two measurements each, the
+ *           second threads/2 times the first, up to the real output (measured once where 8 times).
+ *   passes  the passes over every element that a row's verdict made on the sample point (a model's
+ *           values, TF32's truncation biases, the squared products: explain.h), each kind timed alone
+ *           at the real C*K; a row's analysis on the points is counted without them.
  *
  * Each cost is then the tiny point's plus its growth: runs and the oracle as above, each analysis and
  * the rounding models by p per output (the wide points) plus sigma per output of the sample (up to
