@@ -10,13 +10,15 @@
  *           part, a part per input element (rows that round or split x once per run) and a part per
  *           flop. The CPU oracle has a point of its own (64 channels: its speed grows with them).
  *   sample  every row, verdicts on, on about 2^21 / ((C/G)*K) outputs (a chunk of the explainer's per
- *           thread at least, four past four threads), all of them its sample: a model on the sample costs (C/G)*K products per
+ *           thread at least), all of them its sample: a model on the sample costs (C/G)*K products per
  *           element, 3-12 us here. A row that calls models beyond the preparation's shows it here.
  *   wide    2 and 4 times the sample's outputs with about 16 products each (C cut), the naive order's
  *           row and the rows that call models: what an output costs beyond the sample (the full
  *           passes), the same sample on both. Only where the real output holds 8 sample points or more.
- *           Past four threads, threads/4 times larger and the better of two measurements each, the
- *           second threads/2 times the first, up to the real output (measured once where 8 times).
+ *           Past four threads, threads/4 times larger and the better of two measurements each.
+ *   far     past four threads, the naive order's row alone on threads/4 times the second wide point,
+ *           where the real output holds twice that: the typical row's cost per output (on the wide
+ *           points alone it was within a 16-thread host's jitter).
  *   passes  the passes over every element that a row's verdict made on the sample point (a model's
  *           values, TF32's truncation biases, the squared products: explain.h), each kind timed alone
  *           at the real C*K; a row's analysis on the points is counted without them.
@@ -363,21 +365,26 @@ typedef struct sizes {
 
 /* A cost that grows by p per output and sigma per output of the explainer's sample: lo at the tiny
  * point, at_sample on the sample point (all its outputs in the sample: slope p + sigma), at_wide on the
- * two wide points (past the sample, the same sample: slope p). Without them the cost per output is
- * p_default (the naive order's row's) where given, else all of it per output. */
+ * two wide points (past the sample, the same sample: slope p; given the naive order's row's slope there,
+ * x_wide, p is p_default plus what the row adds to it, if anything: on 16 threads the wide points'
+ * jitter had put rows below the naive order's). Without them the cost per output is p_default (the
+ * naive order's row's) where given, else all of it per output. */
 typedef struct growth {
   double lo, p, sigma;
 } growth;
 
-static growth grow(const sizes *z, double lo, double at_sample, const double at_wide[2], double p_default) {
+static growth grow(const sizes *z, double lo, double at_sample, const double at_wide[2], double p_default,
+                   double x_wide) {
   growth g = {isfinite(lo) ? lo : 0.0, 0.0, 0.0};
   const double alpha = fmax(0.0, at_sample - g.lo) / (z->out_sample - z->out_lo);
   if (!isfinite(alpha)) return g;
   g.p = alpha;
-  if (at_wide && isfinite(at_wide[0]) && isfinite(at_wide[1]) && z->out_wide[1] > z->out_wide[0])
+  if (at_wide && isfinite(at_wide[0]) && isfinite(at_wide[1]) && z->out_wide[1] > z->out_wide[0]) {
     g.p = fmax(0.0, at_wide[1] - at_wide[0]) / (z->out_wide[1] - z->out_wide[0]);
-  else if (isfinite(p_default))
+    if (isfinite(x_wide) && isfinite(p_default)) g.p = p_default + fmax(0.0, g.p - x_wide);
+  } else if (isfinite(p_default)) {
     g.p = fmin(alpha, p_default);
+  }
   g.sigma = fmax(0.0, alpha - g.p);
   return g;
 }
@@ -450,40 +457,49 @@ static double random_order_factor(const c1d_shape *s, const c1d_shape *sample) {
   return in_order > 0.0 && scattered > in_order ? scattered / in_order : 1.0;
 }
 
-/* ms per output of a pass over every element of kind k (explain.h) at the real C, K, D and groups: the
- * explainer makes them on first use, each at the real size, where they cost as much as the rest of a
- * row's analysis or more (on the H100's host, 67 M outputs: TF32's truncation biases 1.3 s, its model
- * 0.45 s, counted at 0.5 s for the whole row before), while on the calibration's points they are a
- * millisecond. Timed on TF32's model over about 2^26 products, four thousand outputs per thread at
- * least, on generated inputs; NAN when out of memory. */
-static double full_pass_ms_per_output(const c1d_shape *s, c1d_full_pass k) {
-  const double threads = omp_get_max_threads();
-  const double outputs = fmin((double)c1d_y_count(s), fmax(67108864.0 / (double)c1d_terms(s), 16384.0 * threads));
-  const c1d_shape t = shape_for(s, outputs, clamp64(64, 1, s->O));
-  const int64_t M = c1d_y_count(&t);
-  float *x = malloc((size_t)c1d_x_count(&t) * sizeof *x), *w = malloc((size_t)c1d_w_count(&t) * sizeof *w);
-  float *b = malloc((size_t)t.O * sizeof *b), *st = t.states ? malloc((size_t)c1d_s_count(&t) * sizeof *st) : NULL;
+/* ms for one pass over every element of kind k on shape t (generated inputs), NAN when out of memory. */
+static double full_pass_ms(const c1d_shape *t, c1d_full_pass k) {
+  const int64_t M = c1d_y_count(t);
+  float *x = malloc((size_t)c1d_x_count(t) * sizeof *x), *w = malloc((size_t)c1d_w_count(t) * sizeof *w);
+  float *b = malloc((size_t)t->O * sizeof *b), *st = t->states ? malloc((size_t)c1d_s_count(t) * sizeof *st) : NULL;
   float *d = malloc((size_t)(2 * M) * sizeof *d);
   double *ref = calloc((size_t)M, sizeof *ref), ms = NAN;
   c1d_model_inputs mi;
-  if (x && w && b && d && ref && (!t.states || st)) {
-    c1d_generate(&t, C1D_DIST_CONV_INIT, 0, x, w, t.bias ? b : NULL);
-    if (st) c1d_generate_states(&t, C1D_DIST_CONV_INIT, 0, st);
+  if (x && w && b && d && ref && (!t->states || st)) {
+    c1d_generate(t, C1D_DIST_CONV_INIT, 0, x, w, t->bias ? b : NULL);
+    if (st) c1d_generate_states(t, C1D_DIST_CONV_INIT, 0, st);
     memset(d, 0, (size_t)(2 * M) * sizeof *d); /* its pages, as a real pass finds the heap's */
     const double t0 = now_ms();
     c1d_status rc = C1D_ERR_NO_MEMORY;
     if (k == C1D_FULL_PASS_SQ) {
-      rc = c1d_sq_products_full(&t, x, w, st, d);
-    } else if (c1d_model_inputs_make(&t, x, w, st, c1d_model_spec_of(C1D_MODEL_TF32_RNA), &mi) == C1D_OK) {
-      rc = k == C1D_FULL_PASS_MODEL ? c1d_model_delta_full(&t, &mi, t.bias ? b : NULL, ref, d)
-                                    : c1d_tc_bias_full(&t, &mi, t.bias ? b : NULL, d, d + M);
+      rc = c1d_sq_products_full(t, x, w, st, d);
+    } else if (c1d_model_inputs_make(t, x, w, st, c1d_model_spec_of(C1D_MODEL_TF32_RNA), &mi) == C1D_OK) {
+      rc = k == C1D_FULL_PASS_MODEL ? c1d_model_delta_full(t, &mi, t->bias ? b : NULL, ref, d)
+                                    : c1d_tc_bias_full(t, &mi, t->bias ? b : NULL, d, d + M);
       c1d_model_inputs_free(&mi);
     }
-    if (rc == C1D_OK) ms = (now_ms() - t0) / (double)M;
+    if (rc == C1D_OK) ms = now_ms() - t0;
     else c1d_error_clear();
   }
   free(x), free(w), free(b), free(st), free(d), free(ref);
   return ms;
+}
+
+/* ms per output of a pass over every element of kind k (explain.h) at the real C, K, D and groups: the
+ * explainer makes them on first use, each at the real size, where they cost as much as the rest of a
+ * row's analysis or more (on an H100's host, 67 M outputs: TF32's truncation biases 1.3 s, its model
+ * 0.45 s, counted at 0.5 s for the whole row before), while on the calibration's points they take a
+ * millisecond. TF32's model timed on 64 output channels at two sizes, one oracle tile's and about
+ * 2^28 products (65536 outputs per thread at least): the difference, without the fixed costs that one
+ * timing at a million outputs on 16 threads had multiplied by ten. NAN when out of memory. */
+static double full_pass_ms_per_output(const c1d_shape *s, c1d_full_pass k) {
+  const double threads = omp_get_max_threads();
+  const double big = fmin((double)c1d_y_count(s), fmax(268435456.0 / (double)c1d_terms(s), 65536.0 * threads));
+  const c1d_shape t_small = shape_for(s, 8192.0, 64), t_big = shape_for(s, big, 64);
+  const double m_small = (double)c1d_y_count(&t_small), m_big = (double)c1d_y_count(&t_big);
+  if (!(m_big > 2.0 * m_small)) return full_pass_ms(&t_big, k) / m_big; /* a small output: as it is */
+  const double ms_small = full_pass_ms(&t_small, k), ms_big = full_pass_ms(&t_big, k);
+  return fmax(0.0, ms_big - ms_small) / (m_big - m_small);
 }
 
 /* Solves a*u + b*v = e, c*u + d*v = f for u, v >= 0; where the two points cannot tell them apart, all
@@ -575,7 +591,8 @@ static double input_count(const c1d_shape *s) {
 
 /* The calibration's shapes (header comment). */
 typedef struct shapes {
-  c1d_shape tiny, r1, r2, sample, wide[2], oracle;
+  c1d_shape tiny, r1, r2, sample, wide[2], far, oracle;
+  int with_far;
 } shapes;
 
 static shapes shapes_for(const c1d_shape *s) {
@@ -596,22 +613,21 @@ static shapes shapes_for(const c1d_shape *s) {
   h.r1.N = h.r2.N; /* O alone differs */
   /* The sample point: SAMPLE_PRODUCTS, and at least one of the explainer's chunks of 256 elements per
    * thread (one chunk for two threads ran on one alone: twice the real cost per element) */
-  const double chunks = threads > 4.0 ? 4.0 : 1.0; /* past four threads, four each: one was a thread's wake-up */
-  const double sample_outputs =
-      fmin(SAMPLE, ceil(fmax(256.0 * chunks * threads, SAMPLE_PRODUCTS / products) / 256.0) * 256.0);
+  const double sample_outputs = fmin(SAMPLE, ceil(fmax(256.0 * threads, SAMPLE_PRODUCTS / products) / 256.0) * 256.0);
   /* on the real L where it fits: x's rows as long as the real ones (the in-order passes over x then
    * miss the caches as the real ones do: 25 % more time per element at C*K = 16384) */
   h.sample = shape_for(s, sample_outputs, (int64_t)ceil(sample_outputs / (double)s->L));
   /* Their difference gives the analysis' cost per output: with many threads each one's share of a few
    * hundred thousand outputs is a few milliseconds, within a busy host's jitter (the H200's 16 threads
-   * put make run's job at 8 to 43 s for 25-27 s), so the points grow with the threads past four, the
-   * second with all of them, up to the real output: on the H100's 16, the naive order's row took 4 ms
-   * more at 1 M outputs than at 0.5 M, within its jitter, and 10 ns an output at 67 M (the estimate had
-   * 7.5). */
+   * put make run's job at 8 to 43 s for 25-27 s), so the points grow with the threads past four. */
   const int64_t wide_scale = threads > 4.0 ? (int64_t)(threads / 4.0) : 1;
-  const int64_t near = 4 * SAMPLE * wide_scale, far = threads > 4.0 ? near / 2 * (int64_t)threads : near;
   h.wide[0] = wide_shape(s, 2 * SAMPLE * wide_scale);
-  h.wide[1] = wide_shape(s, clamp64(c1d_y_count(s), near, far));
+  h.wide[1] = wide_shape(s, 4 * SAMPLE * wide_scale);
+  /* Past four threads even those differ by 4 ms (the naive order's row on an H100's 16: 7.5 ns an
+   * output counted, 10 ns taken at 67 M), so the naive order's row alone goes as far again: threads/4
+   * times the second, where the real output holds twice that. */
+  h.far = wide_shape(s, 4 * SAMPLE * wide_scale * wide_scale);
+  h.with_far = threads > 4.0 && (double)c1d_y_count(s) >= 2.0 * (double)c1d_y_count(&h.far);
   h.oracle = shape_for(s, ORACLE_FLOPS / (2.0 * products), 64);
   return h;
 }
@@ -619,10 +635,11 @@ static shapes shapes_for(const c1d_shape *s) {
 c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e) {
   const int rows = cfg->n_impls + cfg->n_candidates, X = rows; /* X: the naive order's slot */
   const c1d_shape *s = &cfg->shape;
-  point lo, r1, r2, smp, wide[2];
+  point lo, r1, r2, smp, wide[2], far;
   memset(&lo, 0, sizeof lo), memset(&r1, 0, sizeof r1), memset(&r2, 0, sizeof r2), memset(&smp, 0, sizeof smp);
-  memset(wide, 0, sizeof wide);
+  memset(wide, 0, sizeof wide), memset(&far, 0, sizeof far);
   unsigned char *at_wide = calloc((size_t)rows + 1, 1), *calls_models = calloc((size_t)rows + 1, 1);
+  unsigned char *none = calloc((size_t)rows + 1, 1); /* the far point: the naive order's row alone */
   double *alpha = calloc((size_t)rows + 1, sizeof *alpha);
   c1d_status st = C1D_OK;
   memset(e, 0, sizeof *e);
@@ -631,7 +648,7 @@ c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e)
   e->row_s = calloc((size_t)rows + 1, sizeof *e->row_s);
   if (!e->row_s || !at_wide || !calls_models || !alpha || !alloc_point(&lo, rows + 1) || !alloc_point(&r1, rows + 1) ||
       !alloc_point(&r2, rows + 1) || !alloc_point(&smp, rows + 1) || !alloc_point(&wide[0], rows + 1) ||
-      !alloc_point(&wide[1], rows + 1)) {
+      !alloc_point(&wide[1], rows + 1) || !alloc_point(&far, rows + 1) || !none) {
     st = c1d_fail(C1D_ERR_NO_MEMORY, "out of memory for the run estimate");
     goto done;
   }
@@ -667,29 +684,32 @@ c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e)
   for (int i = 0; i <= rows; i++) alpha[i] = (smp.analysis_ms[i] - lo.analysis_ms[i]) / (z.out_sample - z.out_lo);
   const double typical = isfinite(alpha[X]) ? alpha[X] : finite_median(alpha, rows);
   const double one_model_ms = smp.models_ms - lo.models_ms - (naive_on_gpu ? 0.0 : NAIVE_MORE(&h.sample));
+  /* (1 ms at least per four threads: on 16 a row's analysis of the sample point's 4096 outputs took 1 or
+   * 2 ms at random, and 15 rows of 24 were taken for model callers) */
+  const double jitter_ms = fmax(1.0, omp_get_max_threads() / 4.0);
   for (int i = 0; i < rows; i++)
     calls_models[i] = isfinite(alpha[i]) && (alpha[i] - (isfinite(typical) ? typical : 0.0)) *
-                                                    (z.out_sample - z.out_lo) > fmax(0.5 * one_model_ms, 1.0);
+                                                    (z.out_sample - z.out_lo) > fmax(0.5 * one_model_ms, jitter_ms);
   const int past_sample = out > SAMPLE;
   for (int i = 0; i < rows; i++) at_wide[i] = calls_models[i] && past_sample;
   /* without them where the sample point holds an eighth of the outputs or more: little to multiply */
   const int with_wide = !cfg->no_verdicts && (past_sample || (naive && out > 8.0 * z.out_sample));
-  /* a jitter of milliseconds: the better of two, but for a second point eight times as far */
-  const int wide_twice = omp_get_max_threads() > 4;
-  const int far_second = c1d_y_count(&h.wide[1]) >= 8 * c1d_y_count(&h.wide[0]);
+  const int wide_twice = omp_get_max_threads() > 4; /* a jitter of milliseconds: the better of two */
   for (int k = 0; k < 2 && with_wide; k++) {
-    if ((st = wide_twice && !(k == 1 && far_second) ? measure_best(cfg, &h.wide[k], at_wide, naive, 1, &wide[k])
+    if ((st = wide_twice ? measure_best(cfg, &h.wide[k], at_wide, naive, 1, &wide[k])
                          : measure(cfg, &h.wide[k], at_wide, naive, 1, &wide[k])) != C1D_OK)
       goto done;
     z.out_wide[k] = (double)c1d_y_count(&h.wide[k]);
   }
+  const int with_far = with_wide && h.with_far && naive;
+  if (with_far && (st = measure(cfg, &h.far, none, naive, 1, &far)) != C1D_OK) goto done;
 
   /* The rounding models (the explainer's preparation): its naive order as a run, the rest by output
    * and by output of the sample; the CPU rows' own explainer again on their batch rows. */
   double models_wide[2];
   for (int k = 0; k < 2; k++) models_wide[k] = wide[k].models_ms - (naive_on_gpu ? 0.0 : NAIVE_MORE(&h.wide[k]));
   const growth models = grow(&z, lo.models_ms, smp.models_ms - (naive_on_gpu ? 0.0 : NAIVE_MORE(&h.sample)),
-                             models_wide, NAN);
+                             models_wide, NAN, NAN);
   double models_ms = grown(&z, &models, out) + (naive_on_gpu ? 0.0 : NAIVE_MORE(s));
   const c1d_run_config cpu_rows = row_config(cfg, &(c1d_impl){.backend = C1D_BACKEND_CPU});
   if (cpu_rows.shape.N < s->N && !cfg->no_verdicts)
@@ -706,11 +726,11 @@ c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e)
                                           (f - c1d_flops(&h.tiny)));
   /* The rest: a fixed part, plus the inputs (per element generated) and the buffers (per output),
    * told apart by the second runs point (many inputs per output) and the wide or sample point. */
-  const point *far = with_wide ? &wide[1] : &smp;
+  const point *outer = with_wide ? &wide[1] : &smp;
   double per_input, per_output;
   solve2(input_count(&h.r2) - input_count(&h.tiny), (double)c1d_y_count(&h.r2) - z.out_lo, r2.other_ms - lo.other_ms,
-         input_count(&far->s) - input_count(&h.tiny), (double)c1d_y_count(&far->s) - z.out_lo,
-         far->other_ms - lo.other_ms, &per_input, &per_output);
+         input_count(&outer->s) - input_count(&h.tiny), (double)c1d_y_count(&outer->s) - z.out_lo,
+         outer->other_ms - lo.other_ms, &per_input, &per_output);
   e->other_s =
       1e-3 * (lo.other_ms + per_input * (input_count(s) - input_count(&h.tiny)) + per_output * (out - z.out_lo));
 
@@ -724,9 +744,12 @@ c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e)
     for (int i = 0; i < rows; i++) made += smp.passes[i * C1D_FULL_PASS_KINDS + k];
     pass_ms[k] = made > 0 && !cfg->no_verdicts ? full_pass_ms_per_output(s, (c1d_full_pass)k) : 0.0;
   }
-  double p_typical = typical;
+  double p_typical = typical, x_wide = NAN; /* x_wide: the naive order's row's slope on the wide points */
   if (with_wide && isfinite(wide[0].analysis_ms[X]) && isfinite(wide[1].analysis_ms[X]))
-    p_typical = fmax(0.0, wide[1].analysis_ms[X] - wide[0].analysis_ms[X]) / (z.out_wide[1] - z.out_wide[0]);
+    p_typical = x_wide = fmax(0.0, wide[1].analysis_ms[X] - wide[0].analysis_ms[X]) / (z.out_wide[1] - z.out_wide[0]);
+  const double out_far = (double)c1d_y_count(&h.far);
+  if (with_far && isfinite(far.analysis_ms[X]) && isfinite(wide[1].analysis_ms[X]))
+    p_typical = fmax(0.0, far.analysis_ms[X] - wide[1].analysis_ms[X]) / (out_far - z.out_wide[1]);
   if (!isfinite(p_typical)) p_typical = 0.0;
   double slowest_per_flop = 0.0;
   for (int i = 0; i < cfg->n_impls; i++)
@@ -757,7 +780,7 @@ c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e)
     double analysis_ms = an_lo + p_typical * (out_r - z.out_lo);
     if (calls_models[i]) {
       const double an_wide[2] = {wide[0].analysis_ms[i], wide[1].analysis_ms[i]};
-      const growth g = grow(&z, an_lo, smp.analysis_ms[i], at_wide[i] ? an_wide : NULL, p_typical);
+      const growth g = grow(&z, an_lo, smp.analysis_ms[i], at_wide[i] ? an_wide : NULL, p_typical, x_wide);
       analysis_ms = grown(&z, &g, out_r);
     }
     for (int k = 0; k < C1D_FULL_PASS_KINDS; k++) /* the passes over every element it made on the sample point */
@@ -784,10 +807,12 @@ c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e)
     for (int i = 0; i < rows; i++)
       fprintf(stderr, ", %s %.3f s%s", i < cfg->n_impls ? cfg->impls[i]->name : "candidate", e->row_s[i],
               calls_models[i] ? " (models)" : "");
-    fprintf(stderr, "; analysis per output %.3g ms", p_typical);
-    fprintf(stderr, "; points: sample %lld outputs, runs O=%lld,%lld L=%lld, wide %s, scattered x%.2f\n",
+    fprintf(stderr, "; analysis per output %.3g ms; passes per output: model %.3g, truncation bias %.3g, ",
+            p_typical, pass_ms[C1D_FULL_PASS_MODEL], pass_ms[C1D_FULL_PASS_TC_BIAS]);
+    fprintf(stderr, "squares %.3g ms", pass_ms[C1D_FULL_PASS_SQ]);
+    fprintf(stderr, "; points: sample %lld outputs, runs O=%lld,%lld L=%lld, wide %s, far %lld, scattered x%.2f\n",
             (long long)c1d_y_count(&h.sample), (long long)h.r1.O, (long long)h.r2.O, (long long)h.r2.L,
-            with_wide ? "yes" : "no", z.scattered);
+            with_wide ? "yes" : "no", with_far ? (long long)out_far : 0LL, z.scattered);
   }
 done:
   free_point(&lo);
@@ -796,6 +821,8 @@ done:
   free_point(&smp);
   free_point(&wide[0]);
   free_point(&wide[1]);
+  free_point(&far);
+  free(none);
   free(at_wide);
   free(calls_models);
   free(alpha);
