@@ -365,23 +365,21 @@ typedef struct sizes {
 
 /* A cost that grows by p per output and sigma per output of the explainer's sample: lo at the tiny
  * point, at_sample on the sample point (all its outputs in the sample: slope p + sigma), at_wide on the
- * two wide points (past the sample, the same sample: slope p; given the naive order's row's slope there,
- * x_wide, p is p_default plus what the row adds to it, if anything: on 16 threads the wide points'
- * jitter had put rows below the naive order's). Without them the cost per output is p_default (the
- * naive order's row's) where given, else all of it per output. */
+ * two wide points (past the sample, the same sample: slope p, plus far_shift: what the far point adds
+ * to the naive order's row's slope). Without them the cost per output is p_default (the naive order's
+ * row's) where given, else all of it per output. */
 typedef struct growth {
   double lo, p, sigma;
 } growth;
 
 static growth grow(const sizes *z, double lo, double at_sample, const double at_wide[2], double p_default,
-                   double x_wide) {
+                   double far_shift) {
   growth g = {isfinite(lo) ? lo : 0.0, 0.0, 0.0};
   const double alpha = fmax(0.0, at_sample - g.lo) / (z->out_sample - z->out_lo);
   if (!isfinite(alpha)) return g;
   g.p = alpha;
   if (at_wide && isfinite(at_wide[0]) && isfinite(at_wide[1]) && z->out_wide[1] > z->out_wide[0]) {
-    g.p = fmax(0.0, at_wide[1] - at_wide[0]) / (z->out_wide[1] - z->out_wide[0]);
-    if (isfinite(x_wide) && isfinite(p_default)) g.p = p_default + fmax(0.0, g.p - x_wide);
+    g.p = fmax(0.0, fmax(0.0, at_wide[1] - at_wide[0]) / (z->out_wide[1] - z->out_wide[0]) + far_shift);
   } else if (isfinite(p_default)) {
     g.p = fmin(alpha, p_default);
   }
@@ -684,12 +682,9 @@ c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e)
   for (int i = 0; i <= rows; i++) alpha[i] = (smp.analysis_ms[i] - lo.analysis_ms[i]) / (z.out_sample - z.out_lo);
   const double typical = isfinite(alpha[X]) ? alpha[X] : finite_median(alpha, rows);
   const double one_model_ms = smp.models_ms - lo.models_ms - (naive_on_gpu ? 0.0 : NAIVE_MORE(&h.sample));
-  /* (1 ms at least per four threads: on 16 a row's analysis of the sample point's 4096 outputs took 1 or
-   * 2 ms at random, and 15 rows of 24 were taken for model callers) */
-  const double jitter_ms = fmax(1.0, omp_get_max_threads() / 4.0);
   for (int i = 0; i < rows; i++)
     calls_models[i] = isfinite(alpha[i]) && (alpha[i] - (isfinite(typical) ? typical : 0.0)) *
-                                                    (z.out_sample - z.out_lo) > fmax(0.5 * one_model_ms, jitter_ms);
+                                                    (z.out_sample - z.out_lo) > fmax(0.5 * one_model_ms, 1.0);
   const int past_sample = out > SAMPLE;
   for (int i = 0; i < rows; i++) at_wide[i] = calls_models[i] && past_sample;
   /* without them where the sample point holds an eighth of the outputs or more: little to multiply */
@@ -709,7 +704,7 @@ c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e)
   double models_wide[2];
   for (int k = 0; k < 2; k++) models_wide[k] = wide[k].models_ms - (naive_on_gpu ? 0.0 : NAIVE_MORE(&h.wide[k]));
   const growth models = grow(&z, lo.models_ms, smp.models_ms - (naive_on_gpu ? 0.0 : NAIVE_MORE(&h.sample)),
-                             models_wide, NAN, NAN);
+                             models_wide, NAN, 0.0);
   double models_ms = grown(&z, &models, out) + (naive_on_gpu ? 0.0 : NAIVE_MORE(s));
   const c1d_run_config cpu_rows = row_config(cfg, &(c1d_impl){.backend = C1D_BACKEND_CPU});
   if (cpu_rows.shape.N < s->N && !cfg->no_verdicts)
@@ -744,12 +739,15 @@ c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e)
     for (int i = 0; i < rows; i++) made += smp.passes[i * C1D_FULL_PASS_KINDS + k];
     pass_ms[k] = made > 0 && !cfg->no_verdicts ? full_pass_ms_per_output(s, (c1d_full_pass)k) : 0.0;
   }
-  double p_typical = typical, x_wide = NAN; /* x_wide: the naive order's row's slope on the wide points */
+  double p_typical = typical, far_shift = 0.0;
   if (with_wide && isfinite(wide[0].analysis_ms[X]) && isfinite(wide[1].analysis_ms[X]))
-    p_typical = x_wide = fmax(0.0, wide[1].analysis_ms[X] - wide[0].analysis_ms[X]) / (z.out_wide[1] - z.out_wide[0]);
+    p_typical = fmax(0.0, wide[1].analysis_ms[X] - wide[0].analysis_ms[X]) / (z.out_wide[1] - z.out_wide[0]);
   const double out_far = (double)c1d_y_count(&h.far);
-  if (with_far && isfinite(far.analysis_ms[X]) && isfinite(wide[1].analysis_ms[X]))
-    p_typical = fmax(0.0, far.analysis_ms[X] - wide[1].analysis_ms[X]) / (out_far - z.out_wide[1]);
+  if (with_far && isfinite(far.analysis_ms[X]) && isfinite(wide[1].analysis_ms[X])) {
+    const double p_far = fmax(0.0, far.analysis_ms[X] - wide[1].analysis_ms[X]) / (out_far - z.out_wide[1]);
+    far_shift = isfinite(p_typical) ? p_far - p_typical : 0.0;
+    p_typical = p_far;
+  }
   if (!isfinite(p_typical)) p_typical = 0.0;
   double slowest_per_flop = 0.0;
   for (int i = 0; i < cfg->n_impls; i++)
@@ -780,7 +778,7 @@ c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e)
     double analysis_ms = an_lo + p_typical * (out_r - z.out_lo);
     if (calls_models[i]) {
       const double an_wide[2] = {wide[0].analysis_ms[i], wide[1].analysis_ms[i]};
-      const growth g = grow(&z, an_lo, smp.analysis_ms[i], at_wide[i] ? an_wide : NULL, p_typical, x_wide);
+      const growth g = grow(&z, an_lo, smp.analysis_ms[i], at_wide[i] ? an_wide : NULL, p_typical, far_shift);
       analysis_ms = grown(&z, &g, out_r);
     }
     for (int k = 0; k < C1D_FULL_PASS_KINDS; k++) /* the passes over every element it made on the sample point */
