@@ -142,6 +142,28 @@ static const c1d_impl *naive_order_impl(const c1d_shape *s) {
   return impl && runs_on(impl, s) ? impl : NULL;
 }
 
+/* Inputs of shape t as the runner generates them (dist, seed): x, w, b (O of them, bias or not) and the
+ * initial states (NULL without). */
+typedef struct generated {
+  float *x, *w, *b, *st;
+} generated;
+
+static void generated_free(generated *g) { free(g->x), free(g->w), free(g->b), free(g->st); }
+
+/* 1, or 0 when out of memory (nothing to free then). */
+static int generated_make(const c1d_shape *t, c1d_dist dist, uint64_t seed, generated *g) {
+  g->x = malloc((size_t)c1d_x_count(t) * sizeof *g->x), g->w = malloc((size_t)c1d_w_count(t) * sizeof *g->w);
+  g->b = malloc((size_t)(t->O > 0 ? t->O : 1) * sizeof *g->b);
+  g->st = t->states ? malloc((size_t)c1d_s_count(t) * sizeof *g->st) : NULL;
+  if (!g->x || !g->w || !g->b || (t->states && !g->st)) {
+    generated_free(g);
+    return 0;
+  }
+  c1d_generate(t, dist, seed, g->x, g->w, t->bias ? g->b : NULL);
+  if (g->st) c1d_generate_states(t, dist, seed, g->st);
+  return 1;
+}
+
 // --- measuring one point ---------------------------------------------------------------------------
 
 /* One calibration point: per row (the config's implementations, then its candidates, then the naive
@@ -221,21 +243,16 @@ static c1d_status point_data_make(const c1d_run_config *cfg, const c1d_shape *t,
   d->stand_in = calloc((size_t)c1d_y_count(t), sizeof *d->stand_in);
   if (!d->stand_in) return c1d_fail(C1D_ERR_NO_MEMORY, "out of memory for the run estimate");
   const c1d_impl *naive = naive_order_impl(t);
-  float *x = malloc((size_t)c1d_x_count(t) * sizeof *x), *w = malloc((size_t)c1d_w_count(t) * sizeof *w);
-  float *b = malloc((size_t)(t->O > 0 ? t->O : 1) * sizeof *b);
-  float *st = t->states ? malloc((size_t)c1d_s_count(t) * sizeof *st) : NULL;
-  if (naive && x && w && b && (!t->states || st)) { /* the runner's trial 0 generates the same */
-    const c1d_dist dist = cfg->x ? C1D_DIST_CONV_INIT : cfg->dist;
-    c1d_generate(t, dist, cfg->x ? 0 : cfg->seed, x, w, t->bias ? b : NULL);
-    if (st) c1d_generate_states(t, dist, cfg->x ? 0 : cfg->seed, st);
-    c1d_exec ex = {.used_tf32 = -1, .states = st};
+  generated g; /* the runner's trial 0 generates the same */
+  if (naive && generated_make(t, cfg->x ? C1D_DIST_CONV_INIT : cfg->dist, cfg->x ? 0 : cfg->seed, &g)) {
+    c1d_exec ex = {.used_tf32 = -1, .states = g.st};
     c1d_timing timing = {0};
-    if (c1d_execute_cpu(naive, t, x, w, t->bias ? b : NULL, d->stand_in, NULL, 1, 0, &ex, &timing) != C1D_OK) {
+    if (c1d_execute_cpu(naive, t, g.x, g.w, t->bias ? g.b : NULL, d->stand_in, NULL, 1, 0, &ex, &timing) != C1D_OK) {
       c1d_error_clear();
       memset(d->stand_in, 0, (size_t)c1d_y_count(t) * sizeof *d->stand_in);
     }
+    generated_free(&g);
   }
-  free(x), free(w), free(b), free(st);
   return C1D_OK;
 }
 
@@ -458,28 +475,26 @@ static double random_order_factor(const c1d_shape *s, const c1d_shape *sample) {
 /* ms for one pass over every element of kind k on shape t (generated inputs), NAN when out of memory. */
 static double full_pass_ms(const c1d_shape *t, c1d_full_pass k) {
   const int64_t M = c1d_y_count(t);
-  float *x = malloc((size_t)c1d_x_count(t) * sizeof *x), *w = malloc((size_t)c1d_w_count(t) * sizeof *w);
-  float *b = malloc((size_t)t->O * sizeof *b), *st = t->states ? malloc((size_t)c1d_s_count(t) * sizeof *st) : NULL;
   float *d = malloc((size_t)(2 * M) * sizeof *d);
   double *ref = calloc((size_t)M, sizeof *ref), ms = NAN;
   c1d_model_inputs mi;
-  if (x && w && b && d && ref && (!t->states || st)) {
-    c1d_generate(t, C1D_DIST_CONV_INIT, 0, x, w, t->bias ? b : NULL);
-    if (st) c1d_generate_states(t, C1D_DIST_CONV_INIT, 0, st);
+  generated g;
+  if (d && ref && generated_make(t, C1D_DIST_CONV_INIT, 0, &g)) {
+    const float *b = t->bias ? g.b : NULL;
     memset(d, 0, (size_t)(2 * M) * sizeof *d); /* its pages, as a real pass finds the heap's */
     const double t0 = now_ms();
     c1d_status rc = C1D_ERR_NO_MEMORY;
     if (k == C1D_FULL_PASS_SQ) {
-      rc = c1d_sq_products_full(t, x, w, st, d);
-    } else if (c1d_model_inputs_make(t, x, w, st, c1d_model_spec_of(C1D_MODEL_TF32_RNA), &mi) == C1D_OK) {
-      rc = k == C1D_FULL_PASS_MODEL ? c1d_model_delta_full(t, &mi, t->bias ? b : NULL, ref, d)
-                                    : c1d_tc_bias_full(t, &mi, t->bias ? b : NULL, d, d + M);
+      rc = c1d_sq_products_full(t, g.x, g.w, g.st, d);
+    } else if (c1d_model_inputs_make(t, g.x, g.w, g.st, c1d_model_spec_of(C1D_MODEL_TF32_RNA), &mi) == C1D_OK) {
+      rc = k == C1D_FULL_PASS_MODEL ? c1d_model_delta_full(t, &mi, b, ref, d) : c1d_tc_bias_full(t, &mi, b, d, d + M);
       c1d_model_inputs_free(&mi);
     }
     if (rc == C1D_OK) ms = now_ms() - t0;
     else c1d_error_clear();
+    generated_free(&g);
   }
-  free(x), free(w), free(b), free(st), free(d), free(ref);
+  free(d), free(ref);
   return ms;
 }
 
@@ -559,20 +574,20 @@ static double run_cost_at(const run_cost *c, double inputs, double flops) {
  * speed grows with the output channels up to a tile of 264 and with L: on the runs points (8 channels)
  * it ran at 36 GFLOP/s where the README's third command runs it at 82; at 64 channels, 50-60. */
 static double oracle_ms(const c1d_shape *t) {
-  float *x = malloc((size_t)c1d_x_count(t) * sizeof *x), *w = malloc((size_t)c1d_w_count(t) * sizeof *w);
-  float *b = malloc((size_t)t->O * sizeof *b), *st = t->states ? malloc((size_t)c1d_s_count(t) * sizeof *st) : NULL;
   double *y = malloc((size_t)c1d_y_count(t) * sizeof *y), *mag = malloc((size_t)c1d_y_count(t) * sizeof *mag);
   double *pre = t->act != C1D_ACT_NONE ? malloc((size_t)c1d_y_count(t) * sizeof *pre) : NULL, ms = NAN;
-  if (x && w && b && y && mag && (!t->states || st) && (t->act == C1D_ACT_NONE || pre)) {
-    c1d_generate(t, C1D_DIST_CONV_INIT, 0, x, w, t->bias ? b : NULL);
-    if (st) c1d_generate_states(t, C1D_DIST_CONV_INIT, 0, st);
+  generated g;
+  if (y && mag && (t->act == C1D_ACT_NONE || pre) && generated_make(t, C1D_DIST_CONV_INIT, 0, &g)) {
     memset(y, 0, (size_t)c1d_y_count(t) * sizeof *y); /* its pages, as the runner's buffers have them */
     memset(mag, 0, (size_t)c1d_y_count(t) * sizeof *mag);
     const double t0 = now_ms();
-    if (c1d_oracle_f64_ex(t, x, w, t->bias ? b : NULL, st, y, mag, pre, NULL, NULL) == C1D_OK) ms = now_ms() - t0;
-    else c1d_error_clear();
+    if (c1d_oracle_f64_ex(t, g.x, g.w, t->bias ? g.b : NULL, g.st, y, mag, pre, NULL, NULL) == C1D_OK)
+      ms = now_ms() - t0;
+    else
+      c1d_error_clear();
+    generated_free(&g);
   }
-  free(x), free(w), free(b), free(st), free(y), free(mag), free(pre);
+  free(y), free(mag), free(pre);
   return ms;
 }
 
@@ -782,8 +797,7 @@ c1d_status c1d_run_estimate_make(const c1d_run_config *cfg, c1d_run_estimate *e)
       analysis_ms = grown(&z, &g, out_r);
     }
     for (int k = 0; k < C1D_FULL_PASS_KINDS; k++) /* the passes over every element it made on the sample point */
-      if (smp.passes[i * C1D_FULL_PASS_KINDS + k] > 0 && isfinite(pass_ms[k]))
-        analysis_ms += smp.passes[i * C1D_FULL_PASS_KINDS + k] * pass_ms[k] * out_r;
+      if (isfinite(pass_ms[k])) analysis_ms += smp.passes[i * C1D_FULL_PASS_KINDS + k] * pass_ms[k] * out_r;
     if (cfg->no_verdicts) analysis_ms = an_lo; /* metrics alone: cheap */
     const double overhead_ms = isfinite(r2.overhead_ms[i]) ? r2.overhead_ms[i]
                                : isfinite(lo.overhead_ms[i]) ? lo.overhead_ms[i]

@@ -17,13 +17,8 @@ tolerance=${TOLERANCE:-1.3}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# "about 2 min 05 s here" / "about 41 s" / "about 7.5 s" / "about 1 h 12 min" -> seconds.
-seconds_of() {
-  sed -n 's/.*: about \([^:]*\) here.*/\1/p' | head -1 |
-    awk '{ s = 0; for (i = 1; i < NF; i += 2) { v = $i; u = $(i + 1);
-           if (u == "h") s += 3600 * v; else if (u == "min") s += 60 * v; else s += v }
-           if (NF) printf "%.3f\n", s }'
-}
+# shellcheck source=announced_seconds.sh
+. "$here/announced_seconds.sh"
 
 now() { date +%s.%N; }
 hz=$(getconf CLK_TCK)

@@ -13,6 +13,8 @@ runs=${RUNS:-2}
 mkdir -p "$out"
 nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1
 lscpu | grep -E 'Model name|^CPU\(s\)|L3' | sed 's/  */ /g'
+# shellcheck source=announced_seconds.sh
+. "$here/announced_seconds.sh"
 now() { date +%s.%N; }
 status=0
 check() { # label binary i
@@ -22,7 +24,7 @@ check() { # label binary i
   rc=$?
   took=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }')
   rm -rf "$out/run-$label-$i"
-  said=$(sed -n 's/^convlab run: about \([0-9.]*\) s here.*/\1/p' "$log" | head -1)
+  said=$(grep -a '^convlab run: about ' "$log" | seconds_of 1)
   if [ "$rc" -ne 0 ] || [ -z "$said" ]; then
     echo "$label run $i: exit $rc, announced '${said:-nothing}', taken $took s"
     status=2

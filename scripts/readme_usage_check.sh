@@ -17,12 +17,8 @@ awk '/^## Using convlab/ { s = 1 } s && /^```sh/ { b = 1; next } b && /^```/ { e
   sed -e ':a' -e '/\\$/N; s/\\\n//; ta' > "$work/block.sh"
 [ -s "$work/block.sh" ] || { echo "readme_usage_check: no sh block under '## Using convlab' in $readme" >&2; exit 1; }
 
-seconds_of() { # "about 2 min 05 s here" -> 125
-  sed -n 's/.*: about \([^:]*\) here.*/\1/p' | head -1 |
-    awk '{ s = 0; for (i = 1; i < NF; i += 2) { v = $i; u = $(i + 1);
-           if (u == "h") s += 3600 * v; else if (u == "min") s += 60 * v; else s += v }
-           if (NF) printf "%.1f\n", s }'
-}
+# shellcheck source=announced_seconds.sh
+. scripts/announced_seconds.sh # (the repository root is the working directory)
 
 failed=0
 printf '%-6s %5s %9s %9s %6s  %s\n' result exit announced taken ratio line
@@ -33,7 +29,7 @@ while IFS= read -r line; do
   eval "$line" 2>&1 | cat > "$work/out.txt"
   rc=${PIPESTATUS[0]}
   taken=$(echo "$(date +%s.%N) - $t0" | bc)
-  announced=$(seconds_of < "$work/out.txt")
+  announced=$(seconds_of 1 < "$work/out.txt")
   ratio=""
   result=ok
   # --estimate announces and stops: its time is the announcement's own, not the run's.
