@@ -274,6 +274,32 @@ static bool dw_nlc_flat(const c1d_shape *s, int V, bool dilated) {
   return !dw_forced_strip() && !dilated && s->N * s->L * (s->C / V) * s->K <= DW_NLC_FLAT_MAX;
 }
 
+/* Whether a channel-last problem takes the tile kernel (dw_fast_nlc_tile_kernel: one thread per output row
+ * vector, the rows before a tile's positions shared through shared memory): C1D_DW_NLC_KERNEL=tile asks
+ * for it at D = 1 (a dilated problem keeps the dilated kernel). States of another type than x's keep the
+ * register kernel. */
+static bool dw_nlc_tile(const c1d_shape *s, bool dilated) {
+  if ((s->states && s->dt.s != s->dt.x) || s->N * s->L * s->C > DW_FLAT_MAX || dilated) return false;
+  return dw_env_is("C1D_DW_NLC_KERNEL", "tile");
+}
+
+/* The tile kernel's rows a thread (R: 1, 2 or 4; C1D_DW_NLC_TILE_ROWS fixes it, for the sweeps) and its
+ * block: 8 channel vectors (one 128-byte line of a row) x 32 threads along the positions, so that a warp
+ * reads four whole lines and the K - 1 rows before a tile add (K-1)/(32 R) to the reads; fewer vectors
+ * where a row has fewer (C1D_DW_NLC_TILE_VECTORS=1..32, a power of two, fixes it). */
+static int dw_nlc_tile_rows(void) {
+  const char *e = getenv("C1D_DW_NLC_TILE_ROWS");
+  const int r = e && *e ? atoi(e) : 2;
+  return r == 1 || r == 4 ? r : 2;
+}
+static dim3 dw_nlc_tile_block(const c1d_shape *s, int V) {
+  const char *e = getenv("C1D_DW_NLC_TILE_VECTORS");
+  int64_t bx = e && *e ? atoll(e) : 8;
+  if (bx < 1 || bx > 32 || (bx & (bx - 1))) bx = 8;
+  while (bx > 1 && bx / 2 >= s->C / V) bx /= 2;
+  return dim3((unsigned)bx, (unsigned)(DW_THREADS / bx));
+}
+
 /* Asks for the largest shared-memory share of the L1 for a ring kernel, once per kernel: its blocks
  * are built to fit 2 to 6 per SM with 32 KB each (a hint the driver may override; a race only repeats it). */
 static void dw_prefer_shared(dw_kernel_fn kernel) {
@@ -330,6 +356,15 @@ static c1d_status launch_dw_fast(const c1d_shape *s, const float *x, const float
     const dim3 grid = c1d_grid(c1d_ceil_div(s->N * s->C * (s->L / V), DW_THREADS), 1, 1);
     kernel<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y, 0);
     dw_last_kernel = "dw_fast_ncl_short_kernel";
+    C1D_LAUNCHED(dw_last_kernel);
+  } else if (vectors && nlc && s->C % V == 0 && dw_nlc_tile(s, dilated)) {
+    const int R = dw_nlc_tile_rows();
+    kernel = dw_pick_for(s, R == 1 ? DW_NLC_TILE_1 : R == 2 ? DW_NLC_TILE_2 : DW_NLC_TILE_4);
+    const dim3 block = dw_nlc_tile_block(s, V);
+    const int64_t tiles = s->N * c1d_ceil_div(s->L, (int64_t)R * block.y) * c1d_ceil_div(s->C / V, block.x);
+    const size_t shared = (size_t)((int64_t)R * block.y + s->K - 1) * block.x * 16;
+    kernel<<<c1d_grid(tiles, 1, 1), block, shared, stream>>>(*s, x, w, b, states, y, 0);
+    dw_last_kernel = "dw_fast_nlc_tile_kernel";
     C1D_LAUNCHED(dw_last_kernel);
   } else if (vectors && nlc && s->C % V == 0 && dw_nlc_flat(s, V, dilated)) {
     kernel = dw_pick_for(s, DW_NLC_FLAT);

@@ -48,6 +48,10 @@ struct dw_vec {
   /* and the pairs kernel's (16-bit x, V / 2 channels a thread): ptxas wants about 40 + 8K registers
    * (fp16 K = 5 and 7 spilled at 6 and 5 blocks) */
   static constexpr int NLC_PAIR_BLOCKS(int K) { return K <= 3 ? 8 : K == 4 ? 7 : K <= 6 ? 5 : 4; }
+  /* and the tile kernel's: three (85 registers) while the V*K weights fit in 32 (R = 4: 48 KB of rows in
+   * flight per SM, the copy 32), two beyond (-Xptxas -v: four blocks, 64 registers, spilled at bf16 K = 4,
+   * R = 2 and 4; these do not spill) */
+  static constexpr int NLC_TILE_BLOCKS(int K) { return V * K <= 32 ? 3 : 2; }
 };
 
 /* A raw vector of VB bytes. */
@@ -793,6 +797,72 @@ __global__ void __launch_bounds__(DW_THREADS)
   }
 }
 
+/* Channel-last problems between the flat kernel's and the strip kernels' (C1D_DW_NLC_KERNEL=tile asks for
+ * it at any size): the flat kernel's one thread per output row vector, R of them a thread, but a block owns
+ * a tile of blockDim.x channel vectors x R * blockDim.y consecutive positions of one batch, and the K - 1
+ * tap rows before each position come from shared memory, where each thread left its own rows and the
+ * first K - 1 rows of threads the K - 1 rows before the tile. The flat kernel reads each row K times
+ * (through the L1 and L2: its cost where the problem is large); the strip kernels read it once, but walk a
+ * strip one position after another, so a medium problem runs a few warps per SM each waiting on its
+ * chain. Here every row is read 1 + (K-1)/(R * blockDim.y) times (8 channel vectors x 32 threads' rows:
+ * 3/64 more at K = 4, R = 2) and every load of a thread (its R rows, a row before the tile, its weights and
+ * biases) leaves before the first FMA: one round trip, R rows in flight a thread. Thread (tx, ty) owns
+ * positions t0 + ty + r * blockDim.y (r < R), so that each of a warp's loads reads whole 128-byte lines.
+ * D = 1; states of x's type. Each output still sums b, then tap 0, 1, ..., K-1 in order. Grid: over the
+ * flat (batch, position tile, channel tile) index, 32-bit (the launcher sends it at most 2^31 elements).
+ * Dynamic shared memory: (R * blockDim.y + K - 1) x blockDim.x rows of 16 bytes. */
+template <int TX, int K, bool PLAIN, int R>
+__global__ void __launch_bounds__(DW_THREADS, dw_vec<TX>::NLC_TILE_BLOCKS(K))
+    dw_fast_nlc_tile_kernel(const c1d_shape shape, const void *__restrict__ x, const void *__restrict__ w,
+                            const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y,
+                            int64_t /* strip: unused */) {
+  extern __shared__ uint4 dw_tile[]; /* dw_tile[i * blockDim.x + tx]: the tile's position t0 - (K-1) + i */
+  const c1d_shape s = dw_shape_of<TX, PLAIN>(shape);
+  constexpr int V = dw_vec<TX>::V, BYTES = dw_vec<TX>::BYTES;
+  const uint32_t CV = (uint32_t)(s.C / V), L = (uint32_t)s.L, C = (uint32_t)s.C;
+  const uint32_t tx = threadIdx.x, ty = threadIdx.y, bx = blockDim.x, by = blockDim.y, span = R * by;
+  const uint32_t tiles_c = (CV + bx - 1) / bx, tiles_t = (L + span - 1) / span, tiles = (uint32_t)s.N * tiles_t * tiles_c;
+  const unsigned char *xb = (const unsigned char *)x;
+  for (uint32_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) { /* uniform over the block */
+    uint32_t rest, tc, n, tt;
+    dw_split(tile, tiles_c, &rest, &tc);
+    dw_split(rest, tiles_t, &n, &tt);
+    const uint32_t cv = tc * bx + tx, t0 = tt * span, c0 = cv * V, row0 = n * L + t0; /* row0: x's row of t0 */
+    const bool column = cv < CV;
+    uint4 own[R]; /* rows t0 + ty + r * by */
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+      const uint32_t i = ty + r * by;
+      own[r] = column && t0 + i < L ? dw_load16(xb + (size_t)((row0 + i) * C + c0) * BYTES) : make_uint4(0, 0, 0, 0);
+    }
+    uint4 before = make_uint4(0, 0, 0, 0); /* the first K - 1 rows of threads: row t0 - (K-1) + ty */
+    if (K > 1 && ty < K - 1 && column) {
+      const int64_t h = (int64_t)t0 - (K - 1) + ty;
+      if (h >= 0)
+        before = dw_load16(xb + (size_t)((row0 + ty - (K - 1)) * C + c0) * BYTES);
+      else if (s.states)
+        before = dw_load16((const unsigned char *)st + c1d_s_index_nlc(&s, n, c0, h) * BYTES);
+    }
+    float wk[V][K], bias[V];
+    if (column) dw_nlc_weights<TX, K>(s, w, b, c0, wk, bias);
+#pragma unroll
+    for (int r = 0; r < R; r++) dw_tile[(ty + r * by + K - 1) * bx + tx] = own[r];
+    if (K > 1 && ty < K - 1) dw_tile[ty * bx + tx] = before;
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < R; r++) {
+      const uint32_t i = ty + r * by;
+      if (!column || t0 + i >= L) continue;
+      uint4 win[K]; /* win[k]: position t0 + i - (K-1) + k */
+#pragma unroll
+      for (int k = 0; k < K - 1; k++) win[k] = dw_tile[(i + k) * bx + tx];
+      win[K - 1] = own[r];
+      dw_nlc_outputs_raw<TX, K>(s, wk, bias, win, y, (int64_t)(row0 + i) * C + c0);
+    }
+    __syncthreads(); /* every read of this tile done before the next tile's rows land */
+  }
+}
+
 // --- L = 1: a decode step, either layout -----------------------------------------------------------------
 
 /* L = 1 (D = 1 or K = 1 with (N, C, L) states): x and y hold one row of C per batch in either layout. A
@@ -852,8 +922,8 @@ typedef void (*dw_kernel_fn)(const c1d_shape, const void *, const void *, const 
  * picks the PLAIN copies of the ring and step kernels, DW_STEP_8 the step's 8-byte copy and DW_NLC_PAIRS
  * the pairs kernel (16-bit x, PLAIN only: NULL otherwise). */
 enum dw_path {
-  DW_NCL, DW_NCL_SHORT, DW_NLC, DW_NLC_ROLLING, DW_NLC_PAIRS, DW_NLC_REGISTERS, DW_NLC_DILATED, DW_NLC_FLAT, DW_STEP,
-  DW_STEP_8
+  DW_NCL, DW_NCL_SHORT, DW_NLC, DW_NLC_ROLLING, DW_NLC_PAIRS, DW_NLC_REGISTERS, DW_NLC_DILATED, DW_NLC_FLAT,
+  DW_NLC_TILE_1, DW_NLC_TILE_2, DW_NLC_TILE_4, DW_STEP, DW_STEP_8
 };
 /* The kernels that exist for 16-bit x alone, PLAIN: the step's 8-byte copy and the pairs kernel. */
 template <int TX>
@@ -886,6 +956,12 @@ static dw_kernel_fn dw_pick(dw_path path, int64_t K, bool plain) {
            : path == DW_NLC_REGISTERS ? dw_fast_nlc_registers_kernel<TX, k>                       \
            : path == DW_NLC_FLAT      ? (plain ? dw_fast_nlc_flat_kernel<TX, k, true>             \
                                                : dw_fast_nlc_flat_kernel<TX, k, false>)           \
+           : path == DW_NLC_TILE_1    ? (plain ? dw_fast_nlc_tile_kernel<TX, k, true, 1>          \
+                                               : dw_fast_nlc_tile_kernel<TX, k, false, 1>)        \
+           : path == DW_NLC_TILE_2    ? (plain ? dw_fast_nlc_tile_kernel<TX, k, true, 2>          \
+                                               : dw_fast_nlc_tile_kernel<TX, k, false, 2>)        \
+           : path == DW_NLC_TILE_4    ? (plain ? dw_fast_nlc_tile_kernel<TX, k, true, 4>          \
+                                               : dw_fast_nlc_tile_kernel<TX, k, false, 4>)        \
            : path == DW_STEP          ? (plain ? dw_fast_step_kernel<TX, k, true>                 \
                                                : dw_fast_step_kernel<TX, k, false>)               \
                                       : dw_fast_nlc_dilated_kernel<TX, k>;

@@ -567,6 +567,47 @@ Test(gpu_dw, the_flat_channel_last_kernel_is_bit_exact_at_every_k, .timeout = 24
   cr_log_info("%d kernel runs bit-exact with grouped_naive, the flat channel-last kernel forced and chosen", runs + 2);
 }
 
+/* The channel-last tile kernel (one thread per output row vector, the rows before a tile's positions
+ * through shared memory: gpu/dw_fast_kernels.h), forced (C1D_DW_NLC_KERNEL=tile) on the problems above
+ * and on SiLU, decode-like and long ones, PLAIN and in the common mixed types, under tiles of 8 and of
+ * 1 and 32 channel vectors (C1D_DW_NLC_TILE_VECTORS: 256 and 8 positions a tile, so the rows before a
+ * tile cross the sequence's start, the states and tiles cut short by L); dilated problems keep the
+ * dilated kernel. */
+Test(gpu_dw, the_tile_channel_last_kernel_is_bit_exact_at_every_k, .timeout = 240) {
+  skip_without_device();
+  static const c1d_shape more[] = {
+      {DW(1, 64, 130, 5, 1), .states = 1, SILU, NLC},
+      {DW(3, 2048, 64, 4, 1), .bias = 1, .states = 1, NLC}, /* a decode-like shape */
+      {DW(2, 24, 7, 8, 1), .states = 1, NLC},               /* L < K - 1: every tap row before t = 0 */
+      {DW(1, 8, 1000000, 2, 1), .bias = 1, NLC},            /* a long sequence: 8 M elements */
+  };
+  static const char *vectors[] = {"8", "1", "32"};
+  cr_assert_eq(setenv("C1D_DW_NLC_KERNEL", "tile", 1), 0);
+  int runs = 0;
+  for (int vi = 0; vi < 3; vi++) {
+    cr_assert_eq(setenv("C1D_DW_NLC_TILE_VECTORS", vectors[vi], 1), 0);
+    for (int si = 0; si < N_NLC_EVERY_K + (int)(sizeof more / sizeof more[0]); si++)
+      for (int j = 0; j < 6; j++) {
+        c1d_shape s = si < N_NLC_EVERY_K ? nlc_every_k[si] : more[si - N_NLC_EVERY_K];
+        s.dt = types_of(spread_of(si, j));
+        if (s.states && s.dt.s != s.dt.x) continue; /* the register kernel's */
+        if (c1d_x_count(&s) > 4000000 && (j > 1 || vi > 0)) continue;
+        cr_assert_eq(check_twins_on(&s, 1300 + (uint64_t)(si * 6 + j)), 2,
+                     "gpu_dw_naive and gpu_dw_fast on %s, tiles of %s vectors", shape_text(&s), vectors[vi]);
+        cr_assert_str_eq(c1d_dw_fast_last_kernel(), "dw_fast_nlc_tile_kernel", "on %s: %s ran", shape_text(&s),
+                         c1d_dw_fast_last_kernel());
+        runs += 2;
+      }
+  }
+  unsetenv("C1D_DW_NLC_TILE_VECTORS");
+  c1d_shape dilated = {DW(2, 16, 40, 5, 3), .states = 1, NLC};
+  dilated.dt = types_of(spread_of(0, 1));
+  cr_assert_eq(check_twins_on(&dilated, 1399), 2);
+  cr_assert_str_eq(c1d_dw_fast_last_kernel(), "dw_fast_nlc_dilated_kernel", "on %s", shape_text(&dilated));
+  unsetenv("C1D_DW_NLC_KERNEL");
+  cr_log_info("%d kernel runs bit-exact with grouped_naive, the tile channel-last kernel forced", runs + 2);
+}
+
 Test(gpu_dw, every_mutant_is_caught_with_its_verdict_and_where_or_region, .timeout = 240) {
   skip_without_device();
   int checked = 0;
