@@ -22,6 +22,10 @@
  *    x K: small problems, decode-like prefills) or C1D_DW_NLC_KERNEL=flat: the flat
  *    kernel, one thread per output row vector over the flat (batch, position, channel vector) index,
  *    its K tap rows, weights and biases loaded together.
+ *  - channel-last (N, L, C), 16-bit x, PLAIN, C % V == 0, D = 1, K <= 4, L >= 32, beyond the flat kernel's
+ *    reach (or C1D_DW_NLC_KERNEL=tile): the tile kernel, one thread per output row vector, four a thread,
+ *    a block over a tile of 16 channel vectors x 64 positions whose rows before each position come from
+ *    shared memory (each row read from memory about once, every load in flight before the first FMA).
  *  - channel-last (N, L, C), C % V == 0, any D, beyond: a thread owns V adjacent channels over a strip of
  *    consecutive positions (its weights loaded once per strip). D = 1 (the ring kernel): strips of 4 to
  *    32; the strip's rows stream through a ring of 16 rows per thread in shared memory (cp.async: the
@@ -275,27 +279,32 @@ static bool dw_nlc_flat(const c1d_shape *s, int V, bool dilated) {
 }
 
 /* Whether a channel-last problem takes the tile kernel (dw_fast_nlc_tile_kernel: one thread per output row
- * vector, the rows before a tile's positions shared through shared memory): C1D_DW_NLC_KERNEL=tile asks
- * for it at D = 1 (a dilated problem keeps the dilated kernel). States of another type than x's keep the
- * register kernel. */
-static bool dw_nlc_tile(const c1d_shape *s, bool dilated) {
+ * vector, four a thread, the rows before a tile's positions through shared memory): 16-bit x, PLAIN, K <= 4,
+ * D = 1, L >= 32, beyond the flat kernel's DW_NLC_FLAT_MAX row reads, unless C1D_DW_NLC_KERNEL names another
+ * kernel (=tile asks for it on any type, PLAIN or not, K and L) or C1D_DW_NLC_STRIP asks for a strip.
+ * Measured on an H100 (notes/depthwise.md, 2026-12-05 evening), bf16 and fp16 over the decode grid
+ * against the pairs and window ring kernels: 2-5 points of the copy more from 2^20 vectors x positions at
+ * K = 4 and from 2^19 at K = 2, up to 100 %; at 2^19 and K = 4 5 points fewer as one launch and 3 more in a
+ * stream. Not chosen where it was not measured or lost: fp32 (its rolling ring reached 97-104 %, the
+ * tile kernel 93-99), SiLU and mixed types, K > 4 (two blocks an SM), and L < 32 (a tile of 64 positions
+ * would idle most threads). States of another type than x's keep the register kernel. */
+static bool dw_nlc_tile(const c1d_shape *s, int V, bool dilated, bool plain) {
   if ((s->states && s->dt.s != s->dt.x) || s->N * s->L * s->C > DW_FLAT_MAX || dilated) return false;
-  return dw_env_is("C1D_DW_NLC_KERNEL", "tile");
+  const char *e = getenv("C1D_DW_NLC_KERNEL");
+  if (e && *e) return !strcmp(e, "tile");
+  return !dw_forced_strip() && s->dt.x != C1D_DTYPE_F32 && plain && s->K <= 4 && s->L >= 32 &&
+         s->N * s->L * (s->C / V) * s->K > DW_NLC_FLAT_MAX;
 }
 
-/* The tile kernel's rows a thread (R: 1, 2 or 4; C1D_DW_NLC_TILE_ROWS fixes it, for the sweeps) and its
- * block: 8 channel vectors (one 128-byte line of a row) x 32 threads along the positions, so that a warp
- * reads four whole lines and the K - 1 rows before a tile add (K-1)/(32 R) to the reads; fewer vectors
- * where a row has fewer (C1D_DW_NLC_TILE_VECTORS=1..32, a power of two, fixes it). */
-static int dw_nlc_tile_rows(void) {
-  const char *e = getenv("C1D_DW_NLC_TILE_ROWS");
-  const int r = e && *e ? atoi(e) : 2;
-  return r == 1 || r == 4 ? r : 2;
-}
+/* The tile kernel's block: 16 channel vectors (256 bytes of a row) x 16 threads along the positions (a
+ * tile of 64), or 32 x 8 where L < 64; fewer vectors where a row has fewer. On the H100, 16 and 32
+ * vectors were within a point or two of each other; 8 lost 3 points at the anchor and 13-20 where the
+ * tile's 128 positions exceeded L = 64. C1D_DW_NLC_TILE_VECTORS=1..32, a power of two, fixes it (the
+ * sweeps, the tests). */
 static dim3 dw_nlc_tile_block(const c1d_shape *s, int V) {
   const char *e = getenv("C1D_DW_NLC_TILE_VECTORS");
-  int64_t bx = e && *e ? atoll(e) : 8;
-  if (bx < 1 || bx > 32 || (bx & (bx - 1))) bx = 8;
+  int64_t bx = e && *e ? atoll(e) : s->L >= 64 ? 16 : 32;
+  if (bx < 1 || bx > 32 || (bx & (bx - 1))) bx = 16;
   while (bx > 1 && bx / 2 >= s->C / V) bx /= 2;
   return dim3((unsigned)bx, (unsigned)(DW_THREADS / bx));
 }
@@ -357,12 +366,12 @@ static c1d_status launch_dw_fast(const c1d_shape *s, const float *x, const float
     kernel<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y, 0);
     dw_last_kernel = "dw_fast_ncl_short_kernel";
     C1D_LAUNCHED(dw_last_kernel);
-  } else if (vectors && nlc && s->C % V == 0 && dw_nlc_tile(s, dilated)) {
-    const int R = dw_nlc_tile_rows();
-    kernel = dw_pick_for(s, R == 1 ? DW_NLC_TILE_1 : R == 2 ? DW_NLC_TILE_2 : DW_NLC_TILE_4);
+  } else if (vectors && nlc && s->C % V == 0 && dw_nlc_tile(s, V, dilated, plain)) {
+    kernel = dw_pick_for(s, DW_NLC_TILE);
     const dim3 block = dw_nlc_tile_block(s, V);
-    const int64_t tiles = s->N * c1d_ceil_div(s->L, (int64_t)R * block.y) * c1d_ceil_div(s->C / V, block.x);
-    const size_t shared = (size_t)((int64_t)R * block.y + s->K - 1) * block.x * 16;
+    const int64_t span = (int64_t)DW_NLC_TILE_ROWS * block.y; /* positions a tile */
+    const int64_t tiles = s->N * c1d_ceil_div(s->L, span) * c1d_ceil_div(s->C / V, block.x);
+    const size_t shared = (size_t)(span + s->K - 1) * block.x * 16;
     kernel<<<c1d_grid(tiles, 1, 1), block, shared, stream>>>(*s, x, w, b, states, y, 0);
     dw_last_kernel = "dw_fast_nlc_tile_kernel";
     C1D_LAUNCHED(dw_last_kernel);

@@ -1,6 +1,7 @@
 /* gpu_dw_fast's vector kernels (gpu/dw_fast.cu says what they compute), as templates over x's element
- * type TX and the taps K. Each element type's 96 kernels (8 paths and 4 PLAIN copies x K = 1..8; bf16 and
- * fp16 also the PLAIN step in 8-byte vectors and the pairs kernel: 112) are instantiated in a file of their own (dw_fast_f32.cu,
+ * type TX and the taps K. Each element type's 112 kernels (9 paths and 5 PLAIN copies x K = 1..8; bf16 and
+ * fp16 also the PLAIN step in 8-byte vectors and the pairs kernel: 128) are instantiated in a file of their
+ * own (dw_fast_f32.cu,
  * dw_fast_bf16.cu, dw_fast_f16.cu): 72 of them in one file took 74 s of nvcc (cicc 31 s, ptxas 41 s) on
  * the 2-core machines, the longest step of every build; in three files they compile side by side. */
 #ifndef C1D_DW_FAST_KERNELS_H
@@ -48,9 +49,9 @@ struct dw_vec {
   /* and the pairs kernel's (16-bit x, V / 2 channels a thread): ptxas wants about 40 + 8K registers
    * (fp16 K = 5 and 7 spilled at 6 and 5 blocks) */
   static constexpr int NLC_PAIR_BLOCKS(int K) { return K <= 3 ? 8 : K == 4 ? 7 : K <= 6 ? 5 : 4; }
-  /* and the tile kernel's: three (85 registers) while the V*K weights fit in 32 (R = 4: 48 KB of rows in
-   * flight per SM, the copy 32), two beyond (-Xptxas -v: four blocks, 64 registers, spilled at bf16 K = 4,
-   * R = 2 and 4; these do not spill) */
+  /* and the tile kernel's: three (85 registers) while the V*K weights fit in 32 (48 KB of rows in flight
+   * per SM, the copy 32), two beyond (-Xptxas -v: four blocks, 64 registers, spilled at bf16 K = 4 with
+   * 2 and 4 rows a thread; these do not spill) */
   static constexpr int NLC_TILE_BLOCKS(int K) { return V * K <= 32 ? 3 : 2; }
 };
 
@@ -797,28 +798,33 @@ __global__ void __launch_bounds__(DW_THREADS)
   }
 }
 
-/* Channel-last problems between the flat kernel's and the strip kernels' (C1D_DW_NLC_KERNEL=tile asks for
- * it at any size): the flat kernel's one thread per output row vector, R of them a thread, but a block owns
- * a tile of blockDim.x channel vectors x R * blockDim.y consecutive positions of one batch, and the K - 1
- * tap rows before each position come from shared memory, where each thread left its own rows and the
- * first K - 1 rows of threads the K - 1 rows before the tile. The flat kernel reads each row K times
- * (through the L1 and L2: its cost where the problem is large); the strip kernels read it once, but walk a
- * strip one position after another, so a medium problem runs a few warps per SM each waiting on its
- * chain. Here every row is read 1 + (K-1)/(R * blockDim.y) times (8 channel vectors x 32 threads' rows:
- * 3/64 more at K = 4, R = 2) and every load of a thread (its R rows, a row before the tile, its weights and
- * biases) leaves before the first FMA: one round trip, R rows in flight a thread. Thread (tx, ty) owns
- * positions t0 + ty + r * blockDim.y (r < R), so that each of a warp's loads reads whole 128-byte lines.
- * D = 1; states of x's type. Each output still sums b, then tap 0, 1, ..., K-1 in order. Grid: over the
- * flat (batch, position tile, channel tile) index, 32-bit (the launcher sends it at most 2^31 elements).
- * Dynamic shared memory: (R * blockDim.y + K - 1) x blockDim.x rows of 16 bytes. */
-template <int TX, int K, bool PLAIN, int R>
+/* The tile kernel's rows a thread. Measured on an H100 (notes/depthwise.md, 2026-12-05 evening), bf16 over
+ * the decode grid: R = 1 reached 57-80 % of the copy on medium and large problems, R = 2 75-87, R = 4 95-100
+ * (three blocks of 256 threads an SM: 48 KB of rows in flight, the copy's 32). */
+#define DW_NLC_TILE_ROWS 4
+
+/* Channel-last 16-bit problems beyond the flat kernel's reach (the launcher's choice: dw_nlc_tile;
+ * C1D_DW_NLC_KERNEL=tile asks for it on any type): the flat kernel's one thread per output row vector,
+ * R = DW_NLC_TILE_ROWS of them a thread, but a block owns a tile of blockDim.x channel vectors x
+ * R * blockDim.y consecutive positions of one batch, and the K - 1 tap rows before each position come
+ * from shared memory, where each thread left its own rows and the first K - 1 rows of threads the K - 1
+ * rows before the tile. The flat kernel reads each row K times (through the L1 and L2: its cost where the
+ * problem is large); the strip kernels read it once, but walk a strip one position after another, with
+ * fewer rows in flight. Here every row is read 1 + (K-1)/(R * blockDim.y) times (16 channel vectors x 16
+ * threads' rows: 3/64 more at K = 4) and every load of a thread (its R rows, a row before the tile, its
+ * weights and biases) leaves before the first FMA: one round trip, R rows in flight a thread. Thread
+ * (tx, ty) owns positions t0 + ty + r * blockDim.y (r < R), so that each of a warp's loads reads whole
+ * lines. D = 1; states of x's type. Each output still sums b, then tap 0, 1, ..., K-1 in order. Grid: over
+ * the flat (batch, position tile, channel tile) index, 32-bit (the launcher sends it at most 2^31
+ * elements). Dynamic shared memory: (R * blockDim.y + K - 1) x blockDim.x rows of 16 bytes. */
+template <int TX, int K, bool PLAIN>
 __global__ void __launch_bounds__(DW_THREADS, dw_vec<TX>::NLC_TILE_BLOCKS(K))
     dw_fast_nlc_tile_kernel(const c1d_shape shape, const void *__restrict__ x, const void *__restrict__ w,
                             const void *__restrict__ b, const void *__restrict__ st, void *__restrict__ y,
                             int64_t /* strip: unused */) {
   extern __shared__ uint4 dw_tile[]; /* dw_tile[i * blockDim.x + tx]: the tile's position t0 - (K-1) + i */
   const c1d_shape s = dw_shape_of<TX, PLAIN>(shape);
-  constexpr int V = dw_vec<TX>::V, BYTES = dw_vec<TX>::BYTES;
+  constexpr int V = dw_vec<TX>::V, BYTES = dw_vec<TX>::BYTES, R = DW_NLC_TILE_ROWS;
   const uint32_t CV = (uint32_t)(s.C / V), L = (uint32_t)s.L, C = (uint32_t)s.C;
   const uint32_t tx = threadIdx.x, ty = threadIdx.y, bx = blockDim.x, by = blockDim.y, span = R * by;
   const uint32_t tiles_c = (CV + bx - 1) / bx, tiles_t = (L + span - 1) / span, tiles = (uint32_t)s.N * tiles_t * tiles_c;
@@ -923,7 +929,7 @@ typedef void (*dw_kernel_fn)(const c1d_shape, const void *, const void *, const 
  * the pairs kernel (16-bit x, PLAIN only: NULL otherwise). */
 enum dw_path {
   DW_NCL, DW_NCL_SHORT, DW_NLC, DW_NLC_ROLLING, DW_NLC_PAIRS, DW_NLC_REGISTERS, DW_NLC_DILATED, DW_NLC_FLAT,
-  DW_NLC_TILE_1, DW_NLC_TILE_2, DW_NLC_TILE_4, DW_STEP, DW_STEP_8
+  DW_NLC_TILE, DW_STEP, DW_STEP_8
 };
 /* The kernels that exist for 16-bit x alone, PLAIN: the step's 8-byte copy and the pairs kernel. */
 template <int TX>
@@ -956,12 +962,8 @@ static dw_kernel_fn dw_pick(dw_path path, int64_t K, bool plain) {
            : path == DW_NLC_REGISTERS ? dw_fast_nlc_registers_kernel<TX, k>                       \
            : path == DW_NLC_FLAT      ? (plain ? dw_fast_nlc_flat_kernel<TX, k, true>             \
                                                : dw_fast_nlc_flat_kernel<TX, k, false>)           \
-           : path == DW_NLC_TILE_1    ? (plain ? dw_fast_nlc_tile_kernel<TX, k, true, 1>          \
-                                               : dw_fast_nlc_tile_kernel<TX, k, false, 1>)        \
-           : path == DW_NLC_TILE_2    ? (plain ? dw_fast_nlc_tile_kernel<TX, k, true, 2>          \
-                                               : dw_fast_nlc_tile_kernel<TX, k, false, 2>)        \
-           : path == DW_NLC_TILE_4    ? (plain ? dw_fast_nlc_tile_kernel<TX, k, true, 4>          \
-                                               : dw_fast_nlc_tile_kernel<TX, k, false, 4>)        \
+           : path == DW_NLC_TILE      ? (plain ? dw_fast_nlc_tile_kernel<TX, k, true>             \
+                                               : dw_fast_nlc_tile_kernel<TX, k, false>)           \
            : path == DW_STEP          ? (plain ? dw_fast_step_kernel<TX, k, true>                 \
                                                : dw_fast_step_kernel<TX, k, false>)               \
                                       : dw_fast_nlc_dilated_kernel<TX, k>;

@@ -25,6 +25,11 @@
 #                         pairs   16-bit channel-last: the ring in thread pairs (C1D_DW_NLC_KERNEL=pairs)
 #                                 against the window kernel, bf16 and fp16, and under fixed strips
 #                                 (DW_STRIPS: the list)
+#                         variants SiLU and initial states: at the anchor (bf16 and fp32, both layouts)
+#                                 and over the grid (bf16, with bias; also part of sweep)
+#                         tile    the channel-last tile kernel (C1D_DW_NLC_KERNEL=tile) against the
+#                                 launcher's strip kernels (=ring) over the grid, the three types, and
+#                                 in bf16 under tiles of 8 and 32 channel vectors
 #                         flat    the channel-last flat kernel (C1D_DW_NLC_KERNEL=flat) against the
 #                                 launcher's strip kernels (=ring) over the grid, the three types, both
 #                                 clocks: where it wins sets DW_NLC_FLAT_MAX (gpu/dw_fast_kernels.h)
@@ -79,6 +84,9 @@ if wants sweep; then
         --dtype $dt --layout $layout --shapes all
     done
   done
+fi
+
+if wants sweep || wants variants; then
   for layout in ncl nlc; do # Mamba's configuration: SiLU and initial states, over the decode-like grid
     step "decode bf16 $layout silu+states" "$out/decode-bf16-$layout-silu-states.txt" "$bench_dw" --dtype bf16 \
       --layout $layout --shapes decode --activation silu --initial-states --bias
@@ -197,6 +205,19 @@ if wants tests; then
   step "twins --depthwise" "$out/twins.txt" "$build/gpu/gpu_driver" twins --depthwise
   step "twins --depthwise, row kernel" "$out/twins-rows.txt" env C1D_DW_NCL_KERNEL=rows "$build/gpu/gpu_driver" \
     twins --depthwise
+fi
+
+if wants tile; then
+  for dt in bf16 f16 f32; do
+    for kernel in tile ring; do
+      step "grid $dt nlc $kernel" "$out/grid-$dt-nlc-$kernel.txt" env C1D_DW_NLC_KERNEL=$kernel "$bench_dw" \
+        --dtype $dt --layout nlc --shapes all
+    done
+  done
+  for v in 8 32; do
+    step "grid bf16 nlc tile, $v vectors" "$out/grid-bf16-nlc-tile-v$v.txt" env C1D_DW_NLC_KERNEL=tile \
+      C1D_DW_NLC_TILE_VECTORS=$v "$bench_dw" --dtype bf16 --layout nlc --shapes all
+  done
 fi
 
 if wants flat; then

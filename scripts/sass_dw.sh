@@ -22,18 +22,18 @@ cuobjdump --dump-sass "$bin" | awk '
     bad = 0; vectors = 0; kernels = 0
     for (f in seen) {
       kernels++
-      vec = f ~ /dw_fast_(ncl|ncl_short|nlc|nlc_rolling|nlc_pairs|nlc_registers|nlc_dilated|nlc_flat|step)_kernel/
+      vec = f ~ /dw_fast_(ncl|ncl_short|nlc|nlc_rolling|nlc_pairs|nlc_registers|nlc_dilated|nlc_flat|nlc_tile|step)_kernel/
       vectors += vec
       eight = f ~ /Lb1ELi8EE/ || f ~ /nlc_pairs_kernel/ # dw_fast_step_kernel<TX, K, true, 8>, the pairs
       ok = !local[f] && (!vec || ((ldg[f] > 0 || (eight && ldg8[f] > 0)) && stg[f] > 0))
       bad += !ok
       printf "%-8s %-70s LDG.E.128 %3d  wide STG %3d  LDL/STL %d\n", ok ? "ok" : "FAILED", f, ldg[f], stg[f], local[f]
     }
-    # 3 element types of x times K = 1..8 times 12 paths ((N, C, L) rows and flat, channel-last window
-    # ring, rolling ring, registers and flat, channel-last dilated, the L = 1 step, and the PLAIN window
-    # ring, rolling ring, flat and step), and for bf16 and fp16 the PLAIN step in 8-byte vectors and
-    # the pairs kernel (2 x 2 x 8); the per-output kernels move one element at a time
-    printf "sass_dw: %d kernels, %d vector kernels (320 expected); %s\n", kernels, vectors,
+    # 3 element types of x times K = 1..8 times 14 paths ((N, C, L) rows and flat, channel-last window
+    # ring, rolling ring, registers, flat and tile, channel-last dilated, the L = 1 step, and the PLAIN
+    # window ring, rolling ring, flat, tile and step), and for bf16 and fp16 the PLAIN step in 8-byte
+    # vectors and the pairs kernel (2 x 2 x 8); the per-output kernels move one element at a time
+    printf "sass_dw: %d kernels, %d vector kernels (368 expected); %s\n", kernels, vectors,
            bad ? bad " fail the checks" : "every vector kernel moves whole vectors, no local memory"
-    exit (bad || vectors != 320)
+    exit (bad || vectors != 368)
   }'

@@ -567,12 +567,14 @@ Test(gpu_dw, the_flat_channel_last_kernel_is_bit_exact_at_every_k, .timeout = 24
   cr_log_info("%d kernel runs bit-exact with grouped_naive, the flat channel-last kernel forced and chosen", runs + 2);
 }
 
-/* The channel-last tile kernel (one thread per output row vector, the rows before a tile's positions
- * through shared memory: gpu/dw_fast_kernels.h), forced (C1D_DW_NLC_KERNEL=tile) on the problems above
- * and on SiLU, decode-like and long ones, PLAIN and in the common mixed types, under tiles of 8 and of
- * 1 and 32 channel vectors (C1D_DW_NLC_TILE_VECTORS: 256 and 8 positions a tile, so the rows before a
- * tile cross the sequence's start, the states and tiles cut short by L); dilated problems keep the
- * dilated kernel. */
+/* The channel-last tile kernel (one thread per output row vector, four a thread, the rows before a tile's
+ * positions through shared memory: gpu/dw_fast_kernels.h), forced (C1D_DW_NLC_KERNEL=tile) on the problems
+ * above and on SiLU, decode-like and long ones, PLAIN and in the common mixed types, under tiles of 16, 1,
+ * 8 and 32 channel vectors (C1D_DW_NLC_TILE_VECTORS: 64, 1024, 128 and 32 positions a tile, so that the
+ * rows before a tile cross the sequence's start and the states, and tiles are cut short by L); dilated
+ * problems keep the dilated kernel. Then the launcher's own choice: the tile kernel for 16-bit PLAIN
+ * problems of K <= 4 and L >= 32 beyond the flat kernel's reach, not for fp32, SiLU, K > 4, short
+ * sequences or small problems. */
 Test(gpu_dw, the_tile_channel_last_kernel_is_bit_exact_at_every_k, .timeout = 240) {
   skip_without_device();
   static const c1d_shape more[] = {
@@ -581,10 +583,10 @@ Test(gpu_dw, the_tile_channel_last_kernel_is_bit_exact_at_every_k, .timeout = 24
       {DW(2, 24, 7, 8, 1), .states = 1, NLC},               /* L < K - 1: every tap row before t = 0 */
       {DW(1, 8, 1000000, 2, 1), .bias = 1, NLC},            /* a long sequence: 8 M elements */
   };
-  static const char *vectors[] = {"8", "1", "32"};
+  static const char *vectors[] = {"16", "1", "8", "32"};
   cr_assert_eq(setenv("C1D_DW_NLC_KERNEL", "tile", 1), 0);
   int runs = 0;
-  for (int vi = 0; vi < 3; vi++) {
+  for (int vi = 0; vi < 4; vi++) {
     cr_assert_eq(setenv("C1D_DW_NLC_TILE_VECTORS", vectors[vi], 1), 0);
     for (int si = 0; si < N_NLC_EVERY_K + (int)(sizeof more / sizeof more[0]); si++)
       for (int j = 0; j < 6; j++) {
@@ -605,7 +607,30 @@ Test(gpu_dw, the_tile_channel_last_kernel_is_bit_exact_at_every_k, .timeout = 24
   cr_assert_eq(check_twins_on(&dilated, 1399), 2);
   cr_assert_str_eq(c1d_dw_fast_last_kernel(), "dw_fast_nlc_dilated_kernel", "on %s", shape_text(&dilated));
   unsetenv("C1D_DW_NLC_KERNEL");
-  cr_log_info("%d kernel runs bit-exact with grouped_naive, the tile channel-last kernel forced", runs + 2);
+  static const struct {
+    c1d_shape s;
+    int types; /* spread_of(0, types): 0 all fp32, 1 all bf16, 2 all fp16, 3 bf16 x with fp32 w and b */
+    int tile;
+  } chosen[] = {
+      {{DW(8, 2048, 512, 4, 1), NLC}, 1, 1},              /* 2^20 vectors x positions */
+      {{DW(1, 8192, 512, 2, 1), .bias = 1, NLC}, 2, 1},   /* 2^19, K = 2 */
+      {{DW(2, 2048, 40, 3, 1), .states = 1, NLC}, 1, 1},  /* L < 64: tiles of 32 vectors x 32 positions */
+      {{DW(1, 2048, 64, 4, 1), NLC}, 1, 0},               /* the flat kernel's */
+      {{DW(8, 2048, 512, 4, 1), NLC}, 0, 0},              /* fp32 */
+      {{DW(8, 2048, 512, 4, 1), SILU, NLC}, 1, 0},        /* SiLU */
+      {{DW(8, 2048, 512, 4, 1), NLC}, 3, 0},              /* mixed types */
+      {{DW(8, 2048, 512, 6, 1), NLC}, 1, 0},              /* K > 4 */
+      {{DW(4096, 256, 16, 4, 1), NLC}, 1, 0},             /* L < 32 */
+  };
+  for (int i = 0; i < (int)(sizeof chosen / sizeof chosen[0]); i++) {
+    c1d_shape s = chosen[i].s;
+    s.dt = types_of(spread_of(0, chosen[i].types));
+    cr_assert_eq(check_twins_on(&s, 1401 + (uint64_t)i), 2, "on %s", shape_text(&s));
+    cr_assert_eq(!strcmp(c1d_dw_fast_last_kernel(), "dw_fast_nlc_tile_kernel"), chosen[i].tile, "on %s: %s ran",
+                 shape_text(&s), c1d_dw_fast_last_kernel());
+    runs += 2;
+  }
+  cr_log_info("%d kernel runs bit-exact with grouped_naive, the tile channel-last kernel forced and chosen", runs + 2);
 }
 
 Test(gpu_dw, every_mutant_is_caught_with_its_verdict_and_where_or_region, .timeout = 240) {
