@@ -614,7 +614,7 @@ Test(gpu_dw, the_tile_channel_last_kernel_is_bit_exact_at_every_k, .timeout = 24
   } chosen[] = {
       {{DW(8, 2048, 512, 4, 1), NLC}, 1, 1},              /* 2^20 vectors x positions */
       {{DW(1, 8192, 512, 2, 1), .bias = 1, NLC}, 2, 1},   /* 2^19, K = 2 */
-      {{DW(2, 2048, 40, 3, 1), .states = 1, NLC}, 1, 1},  /* L < 64: tiles of 32 vectors x 32 positions */
+      {{DW(64, 2048, 40, 3, 1), .states = 1, NLC}, 1, 1}, /* L < 64: tiles of 32 vectors x 32 positions */
       {{DW(1, 2048, 64, 4, 1), NLC}, 1, 0},               /* the flat kernel's */
       {{DW(8, 2048, 512, 4, 1), NLC}, 0, 0},              /* fp32 */
       {{DW(8, 2048, 512, 4, 1), SILU, NLC}, 1, 0},        /* SiLU */
