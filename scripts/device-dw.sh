@@ -207,13 +207,20 @@ if wants tests; then
     twins --depthwise
 fi
 
-if wants tile; then
-  for dt in bf16 f16 f32; do
-    for kernel in tile ring; do
+# against_ring KERNEL: the channel-last grid of the three types under KERNEL forced (C1D_DW_NLC_KERNEL) and
+# under the launcher's strip kernels (=ring)
+against_ring() {
+  local dt kernel
+  for dt in bf16 f32 f16; do
+    for kernel in "$1" ring; do
       step "grid $dt nlc $kernel" "$out/grid-$dt-nlc-$kernel.txt" env C1D_DW_NLC_KERNEL=$kernel "$bench_dw" \
         --dtype $dt --layout nlc --shapes all
     done
   done
+}
+
+if wants tile; then
+  against_ring tile
   for v in 8 32; do
     step "grid bf16 nlc tile, $v vectors" "$out/grid-bf16-nlc-tile-v$v.txt" env C1D_DW_NLC_KERNEL=tile \
       C1D_DW_NLC_TILE_VECTORS=$v "$bench_dw" --dtype bf16 --layout nlc --shapes all
@@ -221,12 +228,7 @@ if wants tile; then
 fi
 
 if wants flat; then
-  for dt in bf16 f32 f16; do
-    for kernel in flat ring; do
-      step "grid $dt nlc $kernel" "$out/grid-$dt-nlc-$kernel.txt" env C1D_DW_NLC_KERNEL=$kernel "$bench_dw" \
-        --dtype $dt --layout nlc --shapes all
-    done
-  done
+  against_ring flat
 fi
 
 if wants ringtests; then
