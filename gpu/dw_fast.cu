@@ -323,105 +323,155 @@ static void dw_prefer_shared(dw_kernel_fn kernel) {
   if (n_done < CAP) done[n_done++] = kernel;
 }
 
+/* The launcher's routes: which kernel a problem takes, named as c1d_dw_fast_last_kernel reports it. */
+enum dw_route {
+  DW_ROUTE_STEP, DW_ROUTE_STEP_8, DW_ROUTE_NCL_ROWS, DW_ROUTE_NCL_SHORT, DW_ROUTE_NLC_TILE, DW_ROUTE_NLC_FLAT,
+  DW_ROUTE_NLC_DILATED, DW_ROUTE_NLC_REGISTERS, DW_ROUTE_NLC_PAIRS, DW_ROUTE_NLC_ROLLING, DW_ROUTE_NLC_WINDOW,
+  DW_ROUTE_SCALAR, DW_ROUTE_ELEMENT
+};
+static const char *const dw_route_names[] = {
+    "dw_fast_step_kernel",          "dw_fast_step_kernel<8 bytes>", "dw_fast_ncl_kernel",
+    "dw_fast_ncl_short_kernel",     "dw_fast_nlc_tile_kernel",      "dw_fast_nlc_flat_kernel",
+    "dw_fast_nlc_dilated_kernel",   "dw_fast_nlc_registers_kernel", "dw_fast_nlc_pairs_kernel",
+    "dw_fast_nlc_rolling_kernel",   "dw_fast_nlc_kernel",           "dw_fast_scalar_kernel",
+    "dw_fast_element_kernel"};
+
+/* The route of problem s whose tensors start at addresses whose bits are or-ed in `starts` (the vector
+ * paths need 16-byte aligned starts), under the environment's overrides; *strip: the channel-last strip
+ * kernels' positions a thread (the others ignore it). Host code alone: no device is asked but by the pairs
+ * kernel's strip (its SM count, with the H200's as the fallback). */
+static dw_route dw_route_of(const c1d_shape *s, uintptr_t starts, int64_t *strip) {
+  const bool nlc = s->layout == C1D_LAYOUT_NLC; /* the runner gives channel-last memory then (C1D_CAP_CHANNEL_LAST) */
+  const int V = s->dt.x == C1D_DTYPE_F32 ? 4 : 8;
+  const bool vectors = (starts & 15u) == 0 && s->K <= DW_MAX_K;
+  const bool dilated = s->D > 1 && s->K > 1, plain = dw_plain(s);
+  const int step_bytes = s->L == 1 && !dilated ? dw_step_vector_bytes(s, starts, plain) : 16;
+  const bool ncl_vectors = vectors && !nlc && s->L % V == 0 && !dilated;
+  const int64_t outputs = s->N * s->C * s->L;
+  const bool flat_fits = outputs / V <= DW_FLAT_MAX, long_rows = s->L / V >= 32 * dw_ncl_vectors(V, (int)s->K);
+  *strip = 0;
+  if (step_bytes == 8 && s->N * (s->C / 4) <= DW_FLAT_MAX) return DW_ROUTE_STEP_8; /* else the 16-byte step */
+  if (vectors && s->L == 1 && s->C % V == 0 && flat_fits && (nlc || !dilated || !s->states))
+    return DW_ROUTE_STEP; /* one row per batch: the same memory in both layouts */
+  if (ncl_vectors)
+    return !flat_fits || (long_rows && dw_env_is("C1D_DW_NCL_KERNEL", "rows")) ? DW_ROUTE_NCL_ROWS : DW_ROUTE_NCL_SHORT;
+  if (!vectors || !nlc || s->C % V != 0)
+    return s->K <= DW_MAX_K && outputs <= DW_FLAT_MAX ? DW_ROUTE_SCALAR : DW_ROUTE_ELEMENT;
+  if (dw_nlc_tile(s, V, dilated, plain)) return DW_ROUTE_NLC_TILE;
+  if (dw_nlc_flat(s, V, dilated)) return DW_ROUTE_NLC_FLAT;
+  /* the strip kernels; the ring ones take states as raw vectors of x's type */
+  const bool registers = dw_env_is("C1D_DW_NLC_KERNEL", "registers") || (s->states && s->dt.s != s->dt.x);
+  if (dilated || registers) {
+    *strip = dw_nlc_strip(s, V);
+    return dilated ? DW_ROUTE_NLC_DILATED : DW_ROUTE_NLC_REGISTERS;
+  }
+  const int64_t pair_strip = dw_nlc_pairs(s, plain, V); /* 0: not the pairs kernel */
+  if (pair_strip > 0) {
+    *strip = pair_strip;
+    return DW_ROUTE_NLC_PAIRS;
+  }
+  *strip = dw_nlc_ring_strip(s, V);
+  const bool rolling = dw_env_is("C1D_DW_NLC_KERNEL", "rolling") ||
+                       (dw_nlc_rolls(s) && !dw_env_is("C1D_DW_NLC_KERNEL", "window"));
+  return rolling ? DW_ROUTE_NLC_ROLLING : DW_ROUTE_NLC_WINDOW;
+}
+
+extern "C" const char *c1d_dw_fast_kernel_for(const c1d_shape *s) {
+  int64_t strip;
+  return dw_route_names[dw_route_of(s, 0, &strip)];
+}
+
 static const char *dw_last_kernel = "none"; /* c1d_dw_fast_last_kernel; set before each launch */
 extern "C" const char *c1d_dw_fast_last_kernel(void) { return dw_last_kernel; }
 
 static c1d_status launch_dw_fast(const c1d_shape *s, const float *x, const float *w, const float *b, float *y,
                                  c1d_exec *ex) {
   c1d_status st = C1D_OK;
-  const bool nlc = s->layout == C1D_LAYOUT_NLC; /* the runner gives channel-last memory then (C1D_CAP_CHANNEL_LAST) */
   const int V = s->dt.x == C1D_DTYPE_F32 ? 4 : 8;
   const void *states = ex ? ex->states : NULL;
   /* the vector paths read x, w, b and the states 16 bytes at a time from 16-byte aligned starts */
   const uintptr_t starts = (uintptr_t)x | (uintptr_t)y | (uintptr_t)w | (s->bias ? (uintptr_t)b : 0) |
                            (s->states ? (uintptr_t)states : 0);
-  const bool vectors = (starts & 15u) == 0 && s->K <= DW_MAX_K;
   cudaStream_t stream = c1d_stream_of(ex);
+  int64_t strip = 0;
+  const dw_route route = dw_route_of(s, starts, &strip);
   dw_kernel_fn kernel = NULL;
-  const bool dilated = s->D > 1 && s->K > 1, plain = dw_plain(s);
-  const int step_bytes = s->L == 1 && !dilated ? dw_step_vector_bytes(s, starts, plain) : 16;
-  const bool ncl_vectors = vectors && !nlc && s->L % V == 0 && !dilated;
-  const int64_t outputs = s->N * s->C * s->L;
-  const bool flat_fits = outputs / V <= DW_FLAT_MAX, long_rows = s->L / V >= 32 * dw_ncl_vectors(V, (int)s->K);
-  const bool ncl_rows = !flat_fits || (long_rows && dw_env_is("C1D_DW_NCL_KERNEL", "rows"));
-  const bool step8 = step_bytes == 8 && s->N * (s->C / 4) <= DW_FLAT_MAX; /* else the 16-byte step, if its test holds */
-  if (step8 || (vectors && s->L == 1 && s->C % V == 0 && flat_fits && (nlc || !dilated || !s->states))) {
-    const int step_v = step8 ? 4 : V; /* channels a thread */
-    kernel = dw_pick_for(s, step8 ? DW_STEP_8 : DW_STEP); /* one row per batch: the same memory in both layouts */
-    const dim3 grid = c1d_grid(c1d_ceil_div(s->N * (s->C / step_v), DW_THREADS), 1, 1);
-    kernel<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y, 0);
-    dw_last_kernel = step8 ? "dw_fast_step_kernel<8 bytes>" : "dw_fast_step_kernel";
-    C1D_LAUNCHED(dw_last_kernel);
-  } else if (ncl_vectors && ncl_rows) {
-    kernel = dw_pick_for(s, DW_NCL);
-    const int U = dw_ncl_vectors(V, (int)s->K);
-    const dim3 block = dw_block(c1d_ceil_div(s->L / V, U));
-    const dim3 grid = c1d_grid(c1d_ceil_div(s->L / V, (int64_t)block.x * U), c1d_ceil_div(s->C, block.y), s->N);
-    kernel<<<grid, block, 0, stream>>>(*s, x, w, b, states, y, 0);
-    dw_last_kernel = "dw_fast_ncl_kernel";
-    C1D_LAUNCHED(dw_last_kernel);
-  } else if (ncl_vectors) {
-    kernel = dw_pick_for(s, DW_NCL_SHORT);
-    const dim3 grid = c1d_grid(c1d_ceil_div(s->N * s->C * (s->L / V), DW_THREADS), 1, 1);
-    kernel<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y, 0);
-    dw_last_kernel = "dw_fast_ncl_short_kernel";
-    C1D_LAUNCHED(dw_last_kernel);
-  } else if (vectors && nlc && s->C % V == 0 && dw_nlc_tile(s, V, dilated, plain)) {
-    kernel = dw_pick_for(s, DW_NLC_TILE);
-    const dim3 block = dw_nlc_tile_block(s, V);
-    const int64_t span = (int64_t)DW_NLC_TILE_ROWS * block.y; /* positions a tile */
-    const int64_t tiles = s->N * c1d_ceil_div(s->L, span) * c1d_ceil_div(s->C / V, block.x);
-    const size_t shared = (size_t)(span + s->K - 1) * block.x * 16;
-    kernel<<<c1d_grid(tiles, 1, 1), block, shared, stream>>>(*s, x, w, b, states, y, 0);
-    dw_last_kernel = "dw_fast_nlc_tile_kernel";
-    C1D_LAUNCHED(dw_last_kernel);
-  } else if (vectors && nlc && s->C % V == 0 && dw_nlc_flat(s, V, dilated)) {
-    kernel = dw_pick_for(s, DW_NLC_FLAT);
-    const dim3 grid = c1d_grid(c1d_ceil_div(s->N * s->L * (s->C / V), DW_THREADS), 1, 1);
-    kernel<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y, 0);
-    dw_last_kernel = "dw_fast_nlc_flat_kernel";
-    C1D_LAUNCHED(dw_last_kernel);
-  } else if (vectors && nlc && s->C % V == 0) {
-    /* the ring kernel takes states as raw vectors of x's type */
-    const bool registers = dw_env_is("C1D_DW_NLC_KERNEL", "registers") || (s->states && s->dt.s != s->dt.x);
-    const bool rolling = dw_env_is("C1D_DW_NLC_KERNEL", "rolling") ||
-                         (dw_nlc_rolls(s) && !dw_env_is("C1D_DW_NLC_KERNEL", "window"));
-    const bool ring = !dilated && !registers;
-    const int64_t pair_strip = ring ? dw_nlc_pairs(s, plain, V) : 0; /* 0: not the pairs kernel */
-    const bool pairs = pair_strip > 0;
-    const int64_t strip = !ring ? dw_nlc_strip(s, V) : pairs ? pair_strip : dw_nlc_ring_strip(s, V);
-    kernel = dw_pick_for(s, dilated     ? DW_NLC_DILATED
-                            : registers ? DW_NLC_REGISTERS
-                            : pairs     ? DW_NLC_PAIRS
-                            : rolling   ? DW_NLC_ROLLING
-                                        : DW_NLC);
-    const int64_t along = pairs ? 2 * (s->C / V) : s->C / V; /* threads along the channels */
-    const dim3 block = dw_block(along, ring ? DW_NLC_RING_THREADS : DW_THREADS);
-    if (ring) dw_prefer_shared(kernel);
-    const dim3 grid =
-        c1d_grid(c1d_ceil_div(along, block.x), c1d_ceil_div(c1d_ceil_div(s->L, strip), block.y), s->N);
-    kernel<<<grid, block, 0, stream>>>(*s, x, w, b, states, y, strip);
-    dw_last_kernel = dilated     ? "dw_fast_nlc_dilated_kernel"
-                     : registers ? "dw_fast_nlc_registers_kernel"
-                     : pairs     ? "dw_fast_nlc_pairs_kernel"
-                     : rolling   ? "dw_fast_nlc_rolling_kernel"
-                                 : "dw_fast_nlc_kernel";
-    C1D_LAUNCHED(dw_last_kernel);
-  } else if (s->K <= DW_MAX_K && outputs <= DW_FLAT_MAX) {
-    const dim3 grid = c1d_grid(c1d_ceil_div(s->N * s->C * s->L, DW_THREADS), 1, 1);
-    (nlc ? dw_scalar_for<true>(s->K) : dw_scalar_for<false>(s->K))<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b,
-                                                                                                    states, y);
-    dw_last_kernel = "dw_fast_scalar_kernel";
-    C1D_LAUNCHED(dw_last_kernel);
-  } else {
-    const dim3 grid = c1d_grid(c1d_ceil_div(s->N * s->C * s->L, DW_THREADS), 1, 1);
-    if (nlc)
-      dw_fast_element_kernel<true><<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y);
-    else
-      dw_fast_element_kernel<false><<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y);
-    dw_last_kernel = "dw_fast_element_kernel";
-    C1D_LAUNCHED(dw_last_kernel);
+  dw_last_kernel = dw_route_names[route];
+  switch (route) {
+    case DW_ROUTE_STEP:
+    case DW_ROUTE_STEP_8: {
+      const int step_v = route == DW_ROUTE_STEP_8 ? 4 : V; /* channels a thread */
+      kernel = dw_pick_for(s, route == DW_ROUTE_STEP_8 ? DW_STEP_8 : DW_STEP);
+      const dim3 grid = c1d_grid(c1d_ceil_div(s->N * (s->C / step_v), DW_THREADS), 1, 1);
+      kernel<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y, 0);
+      break;
+    }
+    case DW_ROUTE_NCL_ROWS: {
+      kernel = dw_pick_for(s, DW_NCL);
+      const int U = dw_ncl_vectors(V, (int)s->K);
+      const dim3 block = dw_block(c1d_ceil_div(s->L / V, U));
+      const dim3 grid = c1d_grid(c1d_ceil_div(s->L / V, (int64_t)block.x * U), c1d_ceil_div(s->C, block.y), s->N);
+      kernel<<<grid, block, 0, stream>>>(*s, x, w, b, states, y, 0);
+      break;
+    }
+    case DW_ROUTE_NCL_SHORT: {
+      kernel = dw_pick_for(s, DW_NCL_SHORT);
+      const dim3 grid = c1d_grid(c1d_ceil_div(s->N * s->C * (s->L / V), DW_THREADS), 1, 1);
+      kernel<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y, 0);
+      break;
+    }
+    case DW_ROUTE_NLC_TILE: {
+      kernel = dw_pick_for(s, DW_NLC_TILE);
+      const dim3 block = dw_nlc_tile_block(s, V);
+      const int64_t span = (int64_t)DW_NLC_TILE_ROWS * block.y; /* positions a tile */
+      const int64_t tiles = s->N * c1d_ceil_div(s->L, span) * c1d_ceil_div(s->C / V, block.x);
+      const size_t shared = (size_t)(span + s->K - 1) * block.x * 16;
+      kernel<<<c1d_grid(tiles, 1, 1), block, shared, stream>>>(*s, x, w, b, states, y, 0);
+      break;
+    }
+    case DW_ROUTE_NLC_FLAT: {
+      kernel = dw_pick_for(s, DW_NLC_FLAT);
+      const dim3 grid = c1d_grid(c1d_ceil_div(s->N * s->L * (s->C / V), DW_THREADS), 1, 1);
+      kernel<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y, 0);
+      break;
+    }
+    case DW_ROUTE_NLC_DILATED:
+    case DW_ROUTE_NLC_REGISTERS:
+    case DW_ROUTE_NLC_PAIRS:
+    case DW_ROUTE_NLC_ROLLING:
+    case DW_ROUTE_NLC_WINDOW: {
+      const bool ring = route != DW_ROUTE_NLC_DILATED && route != DW_ROUTE_NLC_REGISTERS;
+      const bool pairs = route == DW_ROUTE_NLC_PAIRS;
+      kernel = dw_pick_for(s, route == DW_ROUTE_NLC_DILATED     ? DW_NLC_DILATED
+                              : route == DW_ROUTE_NLC_REGISTERS ? DW_NLC_REGISTERS
+                              : pairs                           ? DW_NLC_PAIRS
+                              : route == DW_ROUTE_NLC_ROLLING   ? DW_NLC_ROLLING
+                                                                : DW_NLC);
+      const int64_t along = pairs ? 2 * (s->C / V) : s->C / V; /* threads along the channels */
+      const dim3 block = dw_block(along, ring ? DW_NLC_RING_THREADS : DW_THREADS);
+      if (ring) dw_prefer_shared(kernel);
+      const dim3 grid =
+          c1d_grid(c1d_ceil_div(along, block.x), c1d_ceil_div(c1d_ceil_div(s->L, strip), block.y), s->N);
+      kernel<<<grid, block, 0, stream>>>(*s, x, w, b, states, y, strip);
+      break;
+    }
+    case DW_ROUTE_SCALAR: {
+      const dim3 grid = c1d_grid(c1d_ceil_div(s->N * s->C * s->L, DW_THREADS), 1, 1);
+      const bool nlc = s->layout == C1D_LAYOUT_NLC;
+      (nlc ? dw_scalar_for<true>(s->K) : dw_scalar_for<false>(s->K))<<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b,
+                                                                                                      states, y);
+      break;
+    }
+    case DW_ROUTE_ELEMENT: {
+      const dim3 grid = c1d_grid(c1d_ceil_div(s->N * s->C * s->L, DW_THREADS), 1, 1);
+      if (s->layout == C1D_LAYOUT_NLC)
+        dw_fast_element_kernel<true><<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y);
+      else
+        dw_fast_element_kernel<false><<<grid, DW_THREADS, 0, stream>>>(*s, x, w, b, states, y);
+      break;
+    }
   }
+  C1D_LAUNCHED(dw_last_kernel);
 done:
   return st;
 }

@@ -567,6 +567,69 @@ Test(gpu_dw, the_flat_channel_last_kernel_is_bit_exact_at_every_k, .timeout = 24
   cr_log_info("%d kernel runs bit-exact with grouped_naive, the flat channel-last kernel forced and chosen", runs + 2);
 }
 
+/* The launcher's routes (c1d_dw_fast_kernel_for: the launch's own routing code, on the host), checked with
+ * or without a GPU: the L = 1 step in 8- or 16-byte vectors, the (N, C, L) flat and row kernels, and for
+ * channel-last the flat kernel on small problems, the tile kernel on larger 16-bit PLAIN ones (K <= 4,
+ * L >= 32), the rolling ring for fp32, the window ring with SiLU or mixed types, the pairs ring for
+ * 16-bit K > 4 or L < 32, the register kernel for states of another type, the dilated kernel; the scalar
+ * and element kernels where there are no whole vectors; then the environment's overrides. */
+Test(gpu_dw, the_launcher_routes_each_problem_to_its_kernel) {
+  static const struct {
+    c1d_shape s;
+    int types; /* types_of's index */
+    const char *kernel;
+  } routes[] = {
+      {{DW(8, 4096, 4096, 4, 1)}, 121, "dw_fast_ncl_short_kernel"},               /* the anchor, (N, C, L) */
+      {{DW(1, 2048, 1, 4, 1), NLC}, 121, "dw_fast_step_kernel<8 bytes>"},         /* 256 vectors of 16 bytes */
+      {{DW(64, 8192, 1, 4, 1), NLC}, 121, "dw_fast_step_kernel"},                 /* 2^16 */
+      {{DW(1, 2048, 1, 4, 1), .states = 1}, 0, "dw_fast_step_kernel"},            /* fp32 */
+      {{DW(1, 2048, 64, 4, 1), NLC}, 121, "dw_fast_nlc_flat_kernel"},             /* 2^16 row reads */
+      {{DW(8, 2048, 512, 4, 1), NLC}, 121, "dw_fast_nlc_tile_kernel"},            /* 2^22 */
+      {{DW(8, 8192, 512, 2, 1), NLC}, 121, "dw_fast_nlc_tile_kernel"},            /* 2^21, K = 2 */
+      {{DW(1, 8192, 512, 2, 1), .bias = 1, NLC}, 242, "dw_fast_nlc_tile_kernel"}, /* fp16, 2^20 */
+      {{DW(64, 2048, 40, 3, 1), .states = 1, NLC}, 121, "dw_fast_nlc_tile_kernel"},
+      {{DW(8, 2048, 512, 4, 1), NLC}, 0, "dw_fast_nlc_rolling_kernel"},           /* fp32 */
+      {{DW(8, 2048, 512, 4, 1), SILU, NLC}, 121, "dw_fast_nlc_kernel"},
+      {{DW(8, 2048, 512, 4, 1), NLC}, 1 + 27 + 81, "dw_fast_nlc_kernel"},         /* fp32 w and b */
+      {{DW(8, 2048, 512, 6, 1), NLC}, 121, "dw_fast_nlc_pairs_kernel"},           /* K > 4 */
+      {{DW(4096, 256, 16, 4, 1), NLC}, 121, "dw_fast_nlc_pairs_kernel"},          /* L < 32 */
+      {{DW(8, 2048, 512, 4, 1), .states = 1, NLC}, 1 + 3 + 9 + 81, "dw_fast_nlc_registers_kernel"}, /* fp32 s */
+      {{DW(1, 2048, 64, 4, 2), NLC}, 121, "dw_fast_nlc_dilated_kernel"},
+      {{DW(2, 64, 100, 4, 1)}, 121, "dw_fast_scalar_kernel"},                     /* L % 8 != 0 */
+      {{DW(1, 12, 64, 4, 1), NLC}, 121, "dw_fast_scalar_kernel"},                 /* C % 8 != 0 */
+      {{DW(1, 16, 64, 9, 1)}, 121, "dw_fast_element_kernel"},                     /* K > 8 */
+  };
+  for (int i = 0; i < (int)(sizeof routes / sizeof routes[0]); i++) {
+    c1d_shape s = routes[i].s;
+    s.dt = types_of(routes[i].types);
+    cr_expect_str_eq(c1d_dw_fast_kernel_for(&s), routes[i].kernel, "on %s", shape_text(&s));
+  }
+  /* the overrides: a kernel named, a strip asked for, the (N, C, L) row kernel */
+  static const struct {
+    const char *name, *value;
+    c1d_shape s;
+    int types;
+    const char *kernel;
+  } forced[] = {
+      {"C1D_DW_NLC_KERNEL", "tile", {DW(8, 2048, 512, 4, 1), NLC}, 0, "dw_fast_nlc_tile_kernel"},
+      {"C1D_DW_NLC_KERNEL", "tile", {DW(1, 2048, 64, 4, 2), NLC}, 121, "dw_fast_nlc_dilated_kernel"},
+      {"C1D_DW_NLC_KERNEL", "ring", {DW(8, 2048, 512, 4, 1), NLC}, 121, "dw_fast_nlc_pairs_kernel"},
+      {"C1D_DW_NLC_KERNEL", "window", {DW(8, 2048, 512, 4, 1), NLC}, 121, "dw_fast_nlc_kernel"},
+      {"C1D_DW_NLC_KERNEL", "flat", {DW(8, 2048, 512, 4, 1), NLC}, 121, "dw_fast_nlc_flat_kernel"},
+      {"C1D_DW_NLC_STRIP", "8", {DW(8, 2048, 512, 4, 1), NLC}, 121, "dw_fast_nlc_pairs_kernel"},
+      {"C1D_DW_NLC_STRIP", "8", {DW(1, 2048, 64, 4, 1), NLC}, 121, "dw_fast_nlc_pairs_kernel"},
+      {"C1D_DW_NCL_KERNEL", "rows", {DW(8, 4096, 4096, 4, 1)}, 121, "dw_fast_ncl_kernel"},
+  };
+  for (int i = 0; i < (int)(sizeof forced / sizeof forced[0]); i++) {
+    c1d_shape s = forced[i].s;
+    s.dt = types_of(forced[i].types);
+    cr_assert_eq(setenv(forced[i].name, forced[i].value, 1), 0);
+    cr_expect_str_eq(c1d_dw_fast_kernel_for(&s), forced[i].kernel, "on %s with %s=%s", shape_text(&s), forced[i].name,
+                     forced[i].value);
+    unsetenv(forced[i].name);
+  }
+}
+
 /* The channel-last tile kernel (one thread per output row vector, four a thread, the rows before a tile's
  * positions through shared memory: gpu/dw_fast_kernels.h), forced (C1D_DW_NLC_KERNEL=tile) on the problems
  * above and on SiLU, decode-like and long ones, PLAIN and in the common mixed types, under tiles of 16, 1,
