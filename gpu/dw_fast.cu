@@ -265,6 +265,14 @@ static int64_t dw_nlc_pairs(const c1d_shape *s, bool plain, int V) {
   return gx <= C1D_GRID_X_MAX && gy <= C1D_GRID_YZ_MAX && s->N <= C1D_GRID_YZ_MAX ? strip : 0;
 }
 
+/* What the flat and tile kernels (one thread per output row vector over a 32-bit index, states read as raw
+ * vectors of x's type) need of a channel-last problem, and its row reads (vectors x positions x K), on
+ * which the launcher's rule hands a problem from the flat kernel to the tile or strip kernels. */
+static bool dw_nlc_rows_fit(const c1d_shape *s) {
+  return !(s->states && s->dt.s != s->dt.x) && s->N * s->L * s->C <= DW_FLAT_MAX;
+}
+static int64_t dw_nlc_row_reads(const c1d_shape *s, int V) { return s->N * s->L * (s->C / V) * s->K; }
+
 /* Whether a channel-last problem takes the flat kernel (dw_fast_nlc_flat_kernel: one thread per output
  * row vector, no ring): D = 1 problems of at most DW_NLC_FLAT_MAX row reads (vectors x positions x K),
  * where the ring kernels leave most of the device waiting on a few threads' strips, unless
@@ -272,10 +280,10 @@ static int64_t dw_nlc_pairs(const c1d_shape *s, bool plain, int V) {
  * C1D_DW_NLC_STRIP asks for a strip (the tests and sweeps of the strip kernels); C1D_DW_NLC_KERNEL=flat
  * asks for it at any size and D. States of another type than x's keep the register kernel. */
 static bool dw_nlc_flat(const c1d_shape *s, int V, bool dilated) {
-  if ((s->states && s->dt.s != s->dt.x) || s->N * s->L * s->C > DW_FLAT_MAX) return false;
+  if (!dw_nlc_rows_fit(s)) return false;
   const char *e = getenv("C1D_DW_NLC_KERNEL");
   if (e && *e) return !strcmp(e, "flat");
-  return !dw_forced_strip() && !dilated && s->N * s->L * (s->C / V) * s->K <= DW_NLC_FLAT_MAX;
+  return !dw_forced_strip() && !dilated && dw_nlc_row_reads(s, V) <= DW_NLC_FLAT_MAX;
 }
 
 /* Whether a channel-last problem takes the tile kernel (dw_fast_nlc_tile_kernel: one thread per output row
@@ -289,11 +297,11 @@ static bool dw_nlc_flat(const c1d_shape *s, int V, bool dilated) {
  * tile kernel 93-99), SiLU and mixed types, K > 4 (two blocks an SM), and L < 32 (a tile of 64 positions
  * would idle most threads). States of another type than x's keep the register kernel. */
 static bool dw_nlc_tile(const c1d_shape *s, int V, bool dilated, bool plain) {
-  if ((s->states && s->dt.s != s->dt.x) || s->N * s->L * s->C > DW_FLAT_MAX || dilated) return false;
+  if (!dw_nlc_rows_fit(s) || dilated) return false;
   const char *e = getenv("C1D_DW_NLC_KERNEL");
   if (e && *e) return !strcmp(e, "tile");
   return !dw_forced_strip() && s->dt.x != C1D_DTYPE_F32 && plain && s->K <= 4 && s->L >= 32 &&
-         s->N * s->L * (s->C / V) * s->K > DW_NLC_FLAT_MAX;
+         dw_nlc_row_reads(s, V) > DW_NLC_FLAT_MAX;
 }
 
 /* The tile kernel's block: 16 channel vectors (256 bytes of a row) x 16 threads along the positions (a
