@@ -584,8 +584,8 @@ Test(gpu_dw, the_launcher_routes_each_problem_to_its_kernel) {
       {{DW(64, 8192, 1, 4, 1), NLC}, 121, "dw_fast_step_kernel"},                 /* 2^16 */
       {{DW(1, 2048, 1, 4, 1), .states = 1}, 0, "dw_fast_step_kernel"},            /* fp32 */
       {{DW(1, 2048, 64, 4, 1), NLC}, 121, "dw_fast_nlc_flat_kernel"},             /* 2^16 row reads */
-      {{DW(8, 2048, 512, 4, 1), NLC}, 121, "dw_fast_nlc_tile_kernel"},            /* 2^22 */
-      {{DW(8, 8192, 512, 2, 1), NLC}, 121, "dw_fast_nlc_tile_kernel"},            /* 2^21, K = 2 */
+      {{DW(8, 2048, 512, 4, 1), NLC}, 121, "dw_fast_nlc_tile_kernel"},            /* 2^22 row reads */
+      {{DW(8, 8192, 512, 2, 1), NLC}, 121, "dw_fast_nlc_tile_kernel"},            /* 2^23, K = 2 */
       {{DW(1, 8192, 512, 2, 1), .bias = 1, NLC}, 242, "dw_fast_nlc_tile_kernel"}, /* fp16, 2^20 */
       {{DW(64, 2048, 40, 3, 1), .states = 1, NLC}, 121, "dw_fast_nlc_tile_kernel"},
       {{DW(8, 2048, 512, 4, 1), NLC}, 0, "dw_fast_nlc_rolling_kernel"},           /* fp32 */
